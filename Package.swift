@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "FetchCast",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "fetchcast", targets: ["fetchcast"]),
+        .library(name: "FetchCastTrace", targets: ["FetchCastTrace"]),
+        .library(name: "FetchCastModel", targets: ["FetchCastModel"]),
+        .library(name: "FetchCastStore", targets: ["FetchCastStore"]),
+        .library(name: "FetchCastReplay", targets: ["FetchCastReplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .target(name: "FetchCastTrace", dependencies: ["CZlib"]),
+        .target(name: "FetchCastModel", dependencies: ["FetchCastTrace"]),
+        .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
+        .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
+        .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore"]),
+        .executableTarget(
+            name: "fetchcast",
+            dependencies: [
+                "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace"]),
+        .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace"]),
+        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel"]),
+        .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel"]),
+        .testTarget(
+            name: "FetchCastCLITests",
+            dependencies: ["fetchcast", "FetchCastTrace"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

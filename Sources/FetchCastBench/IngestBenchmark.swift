@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FetchCastStore
+import FetchCastTrace
+
+/// End-to-end ingest against the `sqlite3` shell, side by side in one run.
+///
+/// Reference: `zcat trace | sqlite3 db ".import"` into a plain 7-column table (text, no
+/// parsing, no validation). Ours: the `fetchcast ingest` binary, process start included.
+/// Both write to a fresh database in the same directory. The ratio is reference time / ours.
+public enum IngestBenchmark {
+    /// One size's measurements.
+    public struct Row: Sendable {
+        public var rows: Int
+        public var traceBytes: Int64
+        public var zcat: ChildRun
+        public var sqliteImport: ChildRun
+        public var fetchcast: ChildRun
+        /// sqlite3 import time / fetchcast time: above 1 means fetchcast is faster.
+        public var speedup: Double { sqliteImport.seconds / max(fetchcast.seconds, 1e-9) }
+    }
+
+    /// Runs the benchmark for each size; writes progress lines to `log`.
+    public static func run<Log: TextOutputStream>(
+        sizes: [Int], directory: String, executable: String, repeats: Int, log: inout Log
+    ) throws -> [Row] {
+        var rows: [Row] = []
+        for size in sizes {
+            let trace = "\(directory)/bench-\(size).csv.gz"
+            log.write("generating \(size) rows → \(trace)\n")
+            try SyntheticTrace.write(path: trace, rows: size)
+            var st = stat()
+            stat(trace, &st)
+            var best: Row?
+            for r in 0..<repeats {
+                let refDB = "\(directory)/ref-\(size)-\(r).sqlite"
+                let ourDB = "\(directory)/ours-\(size)-\(r).sqlite"
+                unlink(refDB); unlink(ourDB)
+                let zcat = ChildProcess.shell("zcat '\(trace)' > /dev/null")
+                let schema = "CREATE TABLE events(time TEXT, device TEXT, app TEXT, event TEXT, result TEXT, bytes TEXT, duration_ms TEXT);"
+                let reference = ChildProcess.shell(
+                    "zcat '\(trace)' | sqlite3 '\(refDB)' '\(schema)' '.import --csv --skip 1 /dev/stdin events'")
+                let ours = ChildProcess.run([executable, "ingest", "--quiet", "--db", ourDB, trace])
+                guard reference.status == 0 else { throw StoreError(path: refDB, message: "the sqlite3 reference failed (is the sqlite3 shell installed?)") }
+                guard ours.status == 0 else { throw StoreError(path: ourDB, message: "fetchcast ingest failed in the benchmark") }
+                let row = Row(rows: size, traceBytes: Int64(st.st_size), zcat: zcat, sqliteImport: reference, fetchcast: ours)
+                log.write("  run \(r + 1): zcat \(CSVField.fixed(zcat.seconds, decimals: 3)) s, sqlite3 import \(CSVField.fixed(reference.seconds, decimals: 3)) s, fetchcast \(CSVField.fixed(ours.seconds, decimals: 3)) s\n")
+                if best == nil || row.fetchcast.seconds + row.sqliteImport.seconds < best!.fetchcast.seconds + best!.sqliteImport.seconds { best = row }
+                unlink(refDB); unlink(ourDB)
+                for suffix in ["-wal", "-shm"] { unlink(ourDB + suffix); unlink(refDB + suffix) }
+            }
+            rows.append(best!)
+            unlink(trace)
+        }
+        return rows
+    }
+}

@@ -1,0 +1,68 @@
+import FetchCastTrace
+
+/// A store's contents at a glance (`fetchcast stats`).
+public struct StoreStats: Sendable, Hashable, Codable {
+    /// The JSON schema version of this record.
+    public var schema: Int = 1
+    /// Files ingested.
+    public var files: Int64
+    /// Events stored.
+    public var events: Int64
+    /// Devices with at least one event.
+    public var devices: Int64
+    /// Apps with at least one event.
+    public var apps: Int64
+    /// Events by kind.
+    public var launches: Int64
+    public var fetches: Int64
+    public var publishes: Int64
+    /// Rows rejected under `--skip-invalid`, over all files.
+    public var rejected: Int64
+    /// The first and last event instants (ISO 8601, UTC), when there are events.
+    public var firstEvent: String?
+    public var lastEvent: String?
+    /// Distinct (device, local calendar day) pairs with at least one launch.
+    public var activeDeviceDays: Int64
+    /// Launches per active device-day (0 when there are none).
+    public var launchesPerDeviceDay: Double
+
+    enum CodingKeys: String, CodingKey {
+        case schema, files, events, devices, apps, launches, fetches, publishes, rejected
+        case firstEvent = "first_event"
+        case lastEvent = "last_event"
+        case activeDeviceDays = "active_device_days"
+        case launchesPerDeviceDay = "launches_per_device_day"
+    }
+}
+
+extension Store {
+    /// Summarises the store from its per-file aggregates, without scanning events.
+    ///
+    /// - Complexity: O(files × devices × apps), independent of the number of events.
+    public func stats() throws(StoreError) -> StoreStats {
+        let c = connection
+        try c.execute("BEGIN")
+        defer { try? c.execute("COMMIT") }
+        let files = try c.scalarInt("SELECT count(*) FROM files")
+        let rejected = try c.scalarInt("SELECT COALESCE(sum(rejected), 0) FROM files")
+        var byKind: [Int64: Int64] = [:]
+        let kinds = try c.prepare("SELECT kind, sum(n) FROM file_counts GROUP BY kind")
+        while try kinds.step() { byKind[kinds.int(0)] = kinds.int(1) }
+        let devices = try c.scalarInt("SELECT count(DISTINCT device_id) FROM file_counts WHERE device_id IS NOT NULL")
+        let apps = try c.scalarInt("SELECT count(DISTINCT app_id) FROM file_counts")
+        let span = try c.prepare("SELECT min(first_us), max(last_us) FROM file_counts")
+        var first: String?, last: String?
+        if try span.step(), !span.isNull(0) {
+            first = Timestamp.format(micros: span.int(0), utcOffsetSeconds: 0)
+            last = Timestamp.format(micros: span.int(1), utcOffsetSeconds: 0)
+        }
+        let deviceDays = try c.scalarInt("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days)")
+        let launches = byKind[Int64(EventKind.launch.rawValue)] ?? 0
+        return StoreStats(
+            files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
+            launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
+            publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0, rejected: rejected,
+            firstEvent: first, lastEvent: last, activeDeviceDays: deviceDays,
+            launchesPerDeviceDay: deviceDays > 0 ? Double(launches) / Double(deviceDays) : 0)
+    }
+}

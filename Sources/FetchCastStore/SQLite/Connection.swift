@@ -1,0 +1,165 @@
+import CSQLite
+
+/// One SQLite connection through the C API: the smallest wrapper that keeps the hot path free of
+/// allocation (statements are prepared once and bound with `sqlite3_bind_*`).
+public final class Connection {
+    /// The database file.
+    public let path: String
+    let handle: OpaquePointer
+
+    /// Opens (and, when `create` is true, creates) a database file.
+    /// - Throws: ``StoreError`` when SQLite cannot open it.
+    public init(path: String, create: Bool, readOnly: Bool = false) throws(StoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(path: path, message: "cannot open the store: \(message) (check the path, or pass --db)", code: rc)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// How long a statement waits for another process's lock before failing.
+    public func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    func error(_ rc: Int32, _ what: String) -> StoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        return StoreError(path: path, message: "\(what): \(message)", code: rc)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws(StoreError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw StoreError(path: path, message: "SQL failed: \(message) [\(sql.prefix(80))]", code: rc)
+        }
+    }
+
+    /// Prepares a statement.
+    public func prepare(_ sql: String) throws(StoreError) -> Statement {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc, "cannot prepare [\(sql.prefix(80))]") }
+        return Statement(connection: self, handle: stmt)
+    }
+
+    /// The first column of the first row of a query, as an integer (0 when there is no row).
+    public func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
+        let s = try prepare(sql)
+        try s.bind(arguments)
+        return try s.step() ? s.int(0) : 0
+    }
+
+    /// The rowid of the last insert.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+}
+
+/// A value bound to a statement parameter.
+public enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A prepared statement.
+public final class Statement {
+    let connection: Connection
+    let handle: OpaquePointer
+
+    init(connection: Connection, handle: OpaquePointer) {
+        self.connection = connection
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds values to parameters 1…n.
+    public func bind(_ values: [SQLValue]) throws(StoreError) {
+        sqlite3_reset(handle)
+        for (i, v) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch v {
+            case .null: sqlite3_bind_null(handle, index)
+            case .integer(let x): sqlite3_bind_int64(handle, index, x)
+            case .real(let x): sqlite3_bind_double(handle, index, x)
+            case .text(let s): sqlite3_bind_text(handle, index, s, -1, fetchcast_sqlite_transient())
+            case .blob(let b):
+                b.withUnsafeBytes { raw in
+                    _ = sqlite3_bind_blob64(handle, index, raw.baseAddress, sqlite3_uint64(raw.count), fetchcast_sqlite_transient())
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    public func bindInt(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    @inline(__always)
+    public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    @inline(__always)
+    public func bindInt(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    public func bindText(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, fetchcast_sqlite_transient()) }
+
+    /// Steps once: `true` when a row is available, `false` when done.
+    @discardableResult @inline(__always)
+    public func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let e = connection.error(rc, "statement failed")
+        sqlite3_reset(handle)
+        throw e
+    }
+
+    /// Runs an insert/update statement to completion and resets it for reuse.
+    @inline(__always)
+    public func run() throws(StoreError) {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        if rc != SQLITE_DONE && rc != SQLITE_ROW { throw connection.error(rc, "statement failed") }
+    }
+
+    /// Resets for reuse, keeping bindings.
+    public func reset() { sqlite3_reset(handle) }
+
+    @inline(__always) public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inline(__always) public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inline(__always) public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    @inline(__always) public func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
+    public func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: p)
+    }
+    public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    public func blob(_ column: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+}

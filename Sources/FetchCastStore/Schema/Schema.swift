@@ -1,0 +1,82 @@
+/// The store's tables, the stable `events` view, and the migrations between schema versions.
+///
+/// The schema version is SQLite's `PRAGMA user_version`. Each migration runs once, in order,
+/// inside the transaction that opens the store for writing, so two processes that open a new
+/// store at the same moment cannot both create it.
+enum Schema {
+    /// The version this build writes.
+    static let currentVersion: Int64 = 1
+
+    /// The statements that bring a store from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        // 0 → 1: events, names, files, per-file aggregates, model state, the events view.
+        """
+        CREATE TABLE devices(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE apps(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE files(
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            sha256 TEXT NOT NULL UNIQUE,
+            format TEXT NOT NULL,
+            gzip INTEGER NOT NULL,
+            size_bytes INTEGER NOT NULL,
+            rows INTEGER NOT NULL,
+            rejected INTEGER NOT NULL,
+            first_event_id INTEGER,
+            last_event_id INTEGER,
+            ingested_at TEXT NOT NULL
+        );
+        CREATE TABLE event_log(
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            time_us INTEGER NOT NULL,
+            utc_offset_s INTEGER NOT NULL,
+            device_id INTEGER,
+            app_id INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            result INTEGER,
+            bytes INTEGER,
+            duration_ms INTEGER
+        );
+        CREATE TABLE file_counts(
+            file_id INTEGER NOT NULL,
+            device_id INTEGER,
+            app_id INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            first_us INTEGER NOT NULL,
+            last_us INTEGER NOT NULL
+        );
+        CREATE INDEX file_counts_file ON file_counts(file_id);
+        CREATE TABLE file_days(
+            file_id INTEGER NOT NULL,
+            device_id INTEGER NOT NULL,
+            day INTEGER NOT NULL,
+            launches INTEGER NOT NULL
+        );
+        CREATE INDEX file_days_file ON file_days(file_id);
+        CREATE TABLE model_state(
+            key TEXT PRIMARY KEY,
+            watermark INTEGER NOT NULL,
+            state BLOB NOT NULL
+        );
+        CREATE VIEW events AS
+        SELECT
+            CASE WHEN e.time_us >= 0 THEN e.time_us / 1000000 ELSE (e.time_us - 999999) / 1000000 END AS time_utc,
+            e.utc_offset_s AS utc_offset_s,
+            COALESCE(d.name, '') AS device,
+            a.name AS app,
+            CASE e.kind WHEN 0 THEN 'launch' WHEN 1 THEN 'fetch' ELSE 'publish' END AS event,
+            CASE e.result WHEN 0 THEN 'newData' WHEN 1 THEN 'noData' WHEN 2 THEN 'failed' END AS result,
+            e.bytes AS bytes,
+            e.duration_ms AS duration_ms,
+            e.time_us AS time_us,
+            e.file_id AS file_id,
+            e.line AS line
+        FROM event_log e
+        LEFT JOIN devices d ON d.id = e.device_id
+        JOIN apps a ON a.id = e.app_id;
+        """,
+    ]
+}

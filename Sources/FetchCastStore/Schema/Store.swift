@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A FetchCast store: one SQLite file in WAL mode holding ingested events, the files they came
+/// from, and persisted model state.
+///
+/// The stable interface for other tools is the SQL view `events` (see the README); the tables
+/// behind it may change between schema versions.
+public final class Store {
+    /// The path of the database file.
+    public let path: String
+    /// The connection.
+    public let connection: Connection
+
+    /// The default path, `./fetchcast.sqlite`.
+    public static let defaultPath = "fetchcast.sqlite"
+
+    /// Opens a store, creating and migrating it when `create` is true.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - create: Create the file and schema if missing (writers); readers pass `false` and
+    ///     see an empty store when the file does not exist.
+    /// - Throws: ``StoreError`` when the file is not a FetchCast store or is newer than this build.
+    public init(path: String, create: Bool = true) throws(StoreError) {
+        self.path = path
+        if !create && access(path, F_OK) != 0 {
+            // A brand-new store reads as empty: open a private in-memory one.
+            connection = try Connection(path: ":memory:", create: true)
+            try Store.migrate(connection, path: path)
+            return
+        }
+        connection = try Connection(path: path, create: create)
+        connection.setBusyTimeout(milliseconds: 600_000)
+        try Store.enableWAL(connection, path: path)
+        try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;")
+        let version = try connection.scalarInt("PRAGMA user_version")
+        if version > Schema.currentVersion {
+            throw StoreError(path: path, message: "the store has schema version \(version), newer than this fetchcast (\(Schema.currentVersion)); upgrade fetchcast")
+        }
+        if version < Schema.currentVersion {
+            try Store.migrate(connection, path: path)
+        }
+    }
+
+    /// Switches to WAL, retrying while another process holds a lock (two first opens at once).
+    private static func enableWAL(_ c: Connection, path: String) throws(StoreError) {
+        var delay: UInt32 = 1000
+        for _ in 0..<2000 {
+            do throws(StoreError) {
+                let s = try c.prepare("PRAGMA journal_mode=WAL")
+                if try s.step() {
+                    let mode = s.text(0)
+                    if mode == "wal" { return }
+                    if mode == "memory" { return }
+                }
+            } catch {
+                guard let code = error.code, code & 0xff == 5 || code & 0xff == 6 else {
+                    if let code = error.code, code & 0xff == 26 {
+                        throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: code)
+                    }
+                    throw error
+                }
+            }
+            usleep(delay)
+            delay = min(delay * 2, 50_000)
+        }
+        throw StoreError(path: path, message: "could not switch the store to WAL mode: another process keeps it locked")
+    }
+
+    private static func migrate(_ c: Connection, path: String) throws(StoreError) {
+        try c.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            var version = try c.scalarInt("PRAGMA user_version")
+            if version == 0 {
+                // A non-empty database that is not ours must not be touched.
+                let tables = try c.scalarInt("SELECT count(*) FROM sqlite_master")
+                if tables > 0 {
+                    throw StoreError(path: path, message: "the database has tables but is not a FetchCast store; pass another --db")
+                }
+            }
+            while version < Schema.currentVersion {
+                try c.execute(Schema.migrations[Int(version)])
+                version += 1
+                try c.execute("PRAGMA user_version=\(version)")
+            }
+            try c.execute("COMMIT")
+        } catch {
+            try? c.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE`: takes the write lock at once).
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try connection.execute("COMMIT")
+            return value
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction, so that every query in it sees one snapshot.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.execute("BEGIN")
+        defer { try? connection.execute("COMMIT") }
+        return try body()
+    }
+}

@@ -1,0 +1,49 @@
+/// One trace event with its device and app interned as small integers.
+///
+/// This is the form the parser produces on the hot path: no strings are allocated per row.
+/// Names are looked up in the ``SymbolTable`` the reader was given.
+public struct EncodedEvent: Sendable, Hashable {
+    /// The instant, in microseconds since the Unix epoch (UTC).
+    public var timeMicros: Int64
+    /// The device's offset from UTC at that instant, in seconds (east positive).
+    public var utcOffsetSeconds: Int32
+    /// The device's symbol, or ``EncodedEvent/everyDevice`` for a `publish` with an empty device.
+    public var device: Int32
+    /// The app's symbol.
+    public var app: Int32
+    /// What happened.
+    public var kind: EventKind
+    /// The fetch outcome; set exactly when `kind == .fetch`.
+    public var result: FetchResult?
+    /// Bytes transferred, when the trace says.
+    public var bytes: Int64?
+    /// Duration in milliseconds, when the trace says.
+    public var durationMs: Int64?
+    /// The 1-based line of the input where the row starts.
+    public var line: Int64
+
+    /// The device symbol of a `publish` event that applies to every device.
+    public static let everyDevice: Int32 = -1
+
+    /// Creates an event.
+    public init(
+        timeMicros: Int64, utcOffsetSeconds: Int32, device: Int32, app: Int32, kind: EventKind,
+        result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil, line: Int64 = 0
+    ) {
+        self.timeMicros = timeMicros
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.device = device
+        self.app = app
+        self.kind = kind
+        self.result = result
+        self.bytes = bytes
+        self.durationMs = durationMs
+        self.line = line
+    }
+
+    /// The instant in (fractional) Unix seconds.
+    public var time: Double { Double(timeMicros) / 1_000_000 }
+
+    /// The instant on the device's local wall clock, in microseconds since 1970-01-01T00:00 local.
+    public var localMicros: Int64 { timeMicros + Int64(utcOffsetSeconds) * 1_000_000 }
+}

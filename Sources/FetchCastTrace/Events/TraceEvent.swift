@@ -1,0 +1,48 @@
+/// One trace event with its names spelled out: the form an embedding app or a test works with.
+public struct TraceEvent: Sendable, Hashable, Codable {
+    /// The instant, in microseconds since the Unix epoch (UTC).
+    public var timeMicros: Int64
+    /// The device's offset from UTC at that instant, in seconds.
+    public var utcOffsetSeconds: Int32
+    /// The device id; empty only for a `publish` that applies to every device.
+    public var device: String
+    /// The app id.
+    public var app: String
+    /// What happened.
+    public var kind: EventKind
+    /// The fetch outcome (fetches only).
+    public var result: FetchResult?
+    /// Bytes transferred, when known.
+    public var bytes: Int64?
+    /// Duration in milliseconds, when known.
+    public var durationMs: Int64?
+
+    /// Creates an event.
+    public init(
+        timeMicros: Int64, utcOffsetSeconds: Int32 = 0, device: String, app: String,
+        kind: EventKind, result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil
+    ) {
+        self.timeMicros = timeMicros
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.device = device
+        self.app = app
+        self.kind = kind
+        self.result = result
+        self.bytes = bytes
+        self.durationMs = durationMs
+    }
+
+    /// The instant in (fractional) Unix seconds.
+    public var time: Double { Double(timeMicros) / 1_000_000 }
+}
+
+extension TraceEvent {
+    /// Spells out an encoded event's names from the table that interned them.
+    public init(_ event: EncodedEvent, symbols: SymbolTable) {
+        self.init(
+            timeMicros: event.timeMicros, utcOffsetSeconds: event.utcOffsetSeconds,
+            device: event.device == EncodedEvent.everyDevice ? "" : symbols.name(event.device),
+            app: symbols.name(event.app), kind: event.kind, result: event.result,
+            bytes: event.bytes, durationMs: event.durationMs)
+    }
+}

@@ -1,0 +1,133 @@
+/// The raw field values of one row, as byte slices into the reader's buffers, and the code that
+/// turns them into an ``EncodedEvent``. Shared by the CSV and JSON Lines parsers so that both
+/// formats validate values identically.
+struct RowFields {
+    var start: [UnsafeRawPointer?] = Array(repeating: nil, count: 7)
+    var count: [Int] = Array(repeating: 0, count: 7)
+    /// 1-based column in the line where each field's value starts.
+    var column: [Int] = Array(repeating: 0, count: 7)
+    /// Whether a JSON value was a string (true) or a bare number / null (false).
+    var present: [Bool] = Array(repeating: false, count: 7)
+
+    @inline(__always)
+    mutating func reset() {
+        for i in 0..<7 { present[i] = false; count[i] = 0; start[i] = nil }
+    }
+
+    @inline(__always)
+    mutating func set(_ c: TraceColumn, _ p: UnsafeRawPointer?, _ n: Int, column col: Int) {
+        start[c.rawValue] = p
+        count[c.rawValue] = n
+        column[c.rawValue] = col
+        present[c.rawValue] = true
+    }
+
+    @inline(__always)
+    func bytes(_ c: TraceColumn) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: start[c.rawValue], count: count[c.rawValue])
+    }
+}
+
+/// A row-level problem before the file name and line are attached.
+struct RowProblem: Error {
+    var column: Int
+    var problem: TraceError.Problem
+}
+
+enum RowDecoder {
+    @inline(__always)
+    static func equals(_ b: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
+        guard b.count == s.utf8CodeUnitCount else { return false }
+        let p = s.utf8Start
+        for i in 0..<b.count where b[i] != p[i] { return false }
+        return true
+    }
+
+    static func text(_ b: UnsafeRawBufferPointer) -> String {
+        let s = String(decoding: b.prefix(80), as: UTF8.self)
+        return b.count > 80 ? s + "…" : s
+    }
+
+    @inline(__always)
+    static func integer(_ f: RowFields, _ c: TraceColumn) throws(RowProblem) -> Int64? {
+        let b = f.bytes(c)
+        if b.count == 0 { return nil }
+        var v: Int64 = 0
+        for i in 0..<b.count {
+            let d = b[i] &- 48
+            guard d < 10, i < 18 else {
+                throw RowProblem(column: f.column[c.rawValue], problem: .badValue(
+                    column: c.name, value: text(b), expected: "a non-negative whole number or nothing"))
+            }
+            v = v * 10 + Int64(d)
+        }
+        return v
+    }
+
+    /// Builds the event of a row.
+    @inline(__always)
+    static func decode(_ f: RowFields, line: Int64, symbols: SymbolTable, options: TraceOptions) throws(RowProblem) -> EncodedEvent {
+        for c in [TraceColumn.time, .app, .event] where f.count[c.rawValue] == 0 {
+            throw RowProblem(column: max(f.column[c.rawValue], 1), problem: .emptyValue(column: c.name, expected: expectation(c)))
+        }
+        let kindBytes = f.bytes(.event)
+        let kind: EventKind
+        if equals(kindBytes, "launch") { kind = .launch }
+        else if equals(kindBytes, "fetch") { kind = .fetch }
+        else if equals(kindBytes, "publish") { kind = .publish }
+        else {
+            throw RowProblem(column: f.column[TraceColumn.event.rawValue], problem: .badValue(
+                column: "event", value: text(kindBytes), expected: "launch, fetch or publish"))
+        }
+        let parsed: Timestamp.Parsed
+        do {
+            parsed = try Timestamp.parse(f.bytes(.time), defaultOffset: options.defaultUTCOffsetSeconds)
+        } catch {
+            throw RowProblem(column: f.column[TraceColumn.time.rawValue] + error.offset, problem: .badTime("invalid time: " + error.problem, expected: error.expected))
+        }
+        let resultBytes = f.bytes(.result)
+        var result: FetchResult?
+        if resultBytes.count > 0 {
+            if equals(resultBytes, "newData") { result = .newData }
+            else if equals(resultBytes, "noData") { result = .noData }
+            else if equals(resultBytes, "failed") { result = .failed }
+            else {
+                throw RowProblem(column: f.column[TraceColumn.result.rawValue], problem: .badValue(
+                    column: "result", value: text(resultBytes), expected: "newData, noData or failed"))
+            }
+            guard kind == .fetch else {
+                throw RowProblem(column: f.column[TraceColumn.result.rawValue], problem: .badValue(
+                    column: "result", value: text(resultBytes), expected: "no result on a \(kind.name) event; results belong to fetch events"))
+            }
+        } else if kind == .fetch {
+            throw RowProblem(column: max(f.column[TraceColumn.result.rawValue], 1), problem: .emptyValue(
+                column: "result", expected: "newData, noData or failed on every fetch event"))
+        }
+        let deviceBytes = f.bytes(.device)
+        let device: Int32
+        if deviceBytes.count == 0 {
+            guard kind == .publish else {
+                throw RowProblem(column: max(f.column[TraceColumn.device.rawValue], 1), problem: .emptyValue(
+                    column: "device", expected: "a device id; only publish events may leave it empty"))
+            }
+            device = EncodedEvent.everyDevice
+        } else {
+            device = symbols.intern(deviceBytes)
+        }
+        let app = symbols.intern(f.bytes(.app))
+        let bytes = try integer(f, .bytes)
+        let duration = try integer(f, .durationMs)
+        return EncodedEvent(
+            timeMicros: parsed.micros, utcOffsetSeconds: parsed.utcOffsetSeconds, device: device, app: app,
+            kind: kind, result: result, bytes: bytes, durationMs: duration, line: line)
+    }
+
+    static func expectation(_ c: TraceColumn) -> String {
+        switch c {
+        case .time: return Timestamp.expectedForm
+        case .app: return "an app id such as com.example.news"
+        case .event: return "launch, fetch or publish"
+        default: return "a value"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// The columns (CSV) or keys (JSON Lines) of the trace format.
+public enum TraceColumn: Int, Sendable, CaseIterable {
+    case time, device, app, event, result, bytes, durationMs
+
+    /// The name in a header or as a JSON key.
+    public var name: String {
+        switch self {
+        case .time: "time"
+        case .device: "device"
+        case .app: "app"
+        case .event: "event"
+        case .result: "result"
+        case .bytes: "bytes"
+        case .durationMs: "duration_ms"
+        }
+    }
+
+    /// Whether every row must have the column.
+    public var isRequired: Bool { rawValue <= TraceColumn.event.rawValue }
+
+    /// The column a header name or JSON key stands for.
+    public init?(name: some Collection<UInt8>) {
+        guard let match = TraceColumn.allCases.first(where: { $0.name.utf8.elementsEqual(name) }) else { return nil }
+        self = match
+    }
+
+    /// The columns in the order the canonical header lists them.
+    public static let header = "time,device,app,event,result,bytes,duration_ms"
+}
+
+/// The text form of a trace.
+public enum TraceFormat: String, Sendable, Hashable, Codable {
+    /// RFC 4180 CSV with a header line.
+    case csv
+    /// One flat JSON object per line.
+    case jsonLines = "jsonl"
+}
+
+/// Choices that change how a trace's values are read.
+public struct TraceOptions: Sendable, Hashable {
+    /// The UTC offset, in seconds, of timestamps given as Unix seconds (default 0, UTC).
+    public var defaultUTCOffsetSeconds: Int32
+    /// The longest line accepted, in bytes (default 1 MiB).
+    public var maxLineBytes: Int
+
+    /// Creates options.
+    public init(defaultUTCOffsetSeconds: Int32 = 0, maxLineBytes: Int = 1 << 20) {
+        self.defaultUTCOffsetSeconds = defaultUTCOffsetSeconds
+        self.maxLineBytes = maxLineBytes
+    }
+}

@@ -1,0 +1,87 @@
+/// Why a trace could not be read, with the place to look: `FILE:LINE:COLUMN`.
+public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The path as the user gave it (`-` for standard input).
+    public var file: String
+    /// The 1-based line, or 0 when the problem is the file as a whole.
+    public var line: Int
+    /// The 1-based column (byte in the line), or 0 when not applicable.
+    public var column: Int
+    /// What is wrong.
+    public var problem: Problem
+
+    /// Creates an error.
+    public init(file: String, line: Int, column: Int, problem: Problem) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.problem = problem
+    }
+
+    /// The kinds of problem, each with what to fix.
+    public enum Problem: Sendable, Hashable {
+        case cannotOpen(String)
+        case empty
+        case truncatedGzip
+        case corruptGzip(String)
+        case notUTF8
+        case lineTooLong(limit: Int)
+        case missingColumn(String)
+        case unknownColumn(String)
+        case duplicateColumn(String)
+        case fieldCount(found: Int, expected: Int)
+        case unterminatedQuote
+        case badTime(String, expected: String)
+        case badValue(column: String, value: String, expected: String)
+        case emptyValue(column: String, expected: String)
+        case badJSON(String)
+        case outOfOrder(device: String, previous: String, current: String)
+    }
+
+    /// A one-line message: `FILE:LINE:COLUMN: what is wrong (what was expected)`.
+    public var description: String {
+        var place = file
+        if line > 0 { place += ":\(line)" }
+        if line > 0 && column > 0 { place += ":\(column)" }
+        return "\(place): \(problem.message)"
+    }
+}
+
+extension TraceError.Problem {
+    /// What is wrong and, in parentheses, what was expected.
+    public var message: String {
+        switch self {
+        case .cannotOpen(let reason):
+            return "cannot read the file: \(reason) (check the path and permissions)"
+        case .empty:
+            return "the file is empty (expected a CSV header line such as time,device,app,event or JSON Lines)"
+        case .truncatedGzip:
+            return "the gzip stream ends early: the file is truncated (re-copy or re-compress it)"
+        case .corruptGzip(let detail):
+            return "the gzip data is corrupt: \(detail) (re-copy or re-compress the file)"
+        case .notUTF8:
+            return "the line is not valid UTF-8 (expected UTF-8 text; re-encode the file)"
+        case .lineTooLong(let limit):
+            return "the line is longer than \(limit / (1 << 20)) MiB (expected one event per line; is this a trace file?)"
+        case .missingColumn(let name):
+            return "the header has no '\(name)' column (expected the columns time,device,app,event and optionally result,bytes,duration_ms)"
+        case .unknownColumn(let name):
+            return "unknown column '\(name)' in the header (expected only time,device,app,event,result,bytes,duration_ms)"
+        case .duplicateColumn(let name):
+            return "column '\(name)' appears twice in the header (expected each column once)"
+        case .fieldCount(let found, let expected):
+            return "the row has \(found) fields (expected \(expected), as many as the header)"
+        case .unterminatedQuote:
+            return "a quoted field is never closed (expected a closing '\"'; double a quote inside a quoted field as \"\")"
+        case .badTime(let what, let expected):
+            return "\(what) (expected \(expected))"
+        case .badValue(let column, let value, let expected):
+            return "invalid \(column) '\(value)' (expected \(expected))"
+        case .emptyValue(let column, let expected):
+            return "the \(column) is empty (expected \(expected))"
+        case .badJSON(let detail):
+            return "\(detail) (expected one flat JSON object per line with keys time, device, app, event)"
+        case .outOfOrder(let device, let previous, let current):
+            return "events of device '\(device)' go back in time from \(previous) to \(current) (expected each device's events in time order; sort the trace by time)"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import FetchCastStore
+import FetchCastTrace
+
+extension FetchCast {
+    struct Files: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the files the store holds: name, content hash, rows, when ingested.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "Output format on stdout.")
+        var format: OutputFormat = .table
+
+        func run() throws {
+            let s = try store.open(create: false)
+            let files: [StoredFile]
+            do { files = try s.files() } catch { throw FetchCast.fail(error.description) }
+            var out = FileSink.standardOutput()
+            switch format {
+            case .json:
+                for f in files { print(JSON.encode(f), to: &out) }
+            case .table:
+                let rows = [["sha256", "rows", "rejected", "ingested_at", "name"]]
+                    + files.map { [String($0.sha256.prefix(16)), String($0.rows), String($0.rejected), $0.ingestedAt, $0.name] }
+                TextTable.write(rows, rightAligned: [1, 2], to: &out)
+            }
+            try FetchCast.finish(out)
+        }
+    }
+
+    struct Forget: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove one ingested file's events from the store.",
+            discussion: "Name the file by the path it was ingested from, its SHA-256, or a unique hash prefix of at least 8 digits (see `fetchcast files`). Learned model state is rebuilt on next use.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: ArgumentHelp("The file's path as ingested, or its SHA-256 (prefix).", valueName: "file-or-hash"))
+        var file: String
+
+        func run() throws {
+            let s = try store.open(create: false)
+            do {
+                let removed = try s.forget(file)
+                var err = FileSink.standardError()
+                print("forgot \(removed.name): \(removed.rows) events removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
+            } catch {
+                throw FetchCast.fail(error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import FetchCastStore
+import FetchCastTrace
+
+extension FetchCast {
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Summarise the store: devices, apps, events by kind, time span, launches per device-day.",
+            discussion: "Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store that does not exist yet reports zeros.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "Output format on stdout.")
+        var format: OutputFormat = .table
+
+        func run() throws {
+            let s = try store.open(create: false)
+            let stats: StoreStats
+            do { stats = try s.stats() } catch { throw FetchCast.fail(error.description) }
+            var out = FileSink.standardOutput()
+            switch format {
+            case .json:
+                print(JSON.encode(stats), to: &out)
+            case .table:
+                let rows: [(String, String)] = [
+                    ("store", store.path),
+                    ("files", String(stats.files)),
+                    ("events", String(stats.events)),
+                    ("  launches", String(stats.launches)),
+                    ("  fetches", String(stats.fetches)),
+                    ("  publishes", String(stats.publishes)),
+                    ("rejected rows", String(stats.rejected)),
+                    ("devices", String(stats.devices)),
+                    ("apps", String(stats.apps)),
+                    ("first event", stats.firstEvent ?? "-"),
+                    ("last event", stats.lastEvent ?? "-"),
+                    ("active device-days", String(stats.activeDeviceDays)),
+                    ("launches per device-day", CSVField.fixed(stats.launchesPerDeviceDay, decimals: 1)),
+                ]
+                let width = rows.map(\.0.count).max() ?? 0
+                for (k, v) in rows {
+                    print(k + String(repeating: " ", count: width - k.count + 2) + v, to: &out)
+                }
+            }
+            try FetchCast.finish(out)
+        }
+    }
+}
