@@ -1,0 +1,115 @@
+import FetchCastTrace
+
+/// One event as a device's fetch policy sees it: app launches, fetch results already in the
+/// trace, and content publications (for this device or for every device).
+public struct DeviceEvent: Sendable, Hashable {
+    /// Unix seconds (UTC).
+    public var time: Double
+    /// The device's UTC offset at that instant, in seconds.
+    public var utcOffsetSeconds: Int32
+    /// The app's symbol (dense small integer; names live in the caller's symbol table).
+    public var app: Int32
+    /// What happened.
+    public var kind: EventKind
+    /// The fetch outcome for `fetch` events.
+    public var result: FetchResult?
+
+    /// Creates an event.
+    public init(time: Double, utcOffsetSeconds: Int32 = 0, app: Int32, kind: EventKind, result: FetchResult? = nil) {
+        self.time = time
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.app = app
+        self.kind = kind
+        self.result = result
+    }
+}
+
+/// Why a fetch was made: kept small so replays can record one per fetch cheaply.
+public enum FetchReason: Sendable, Hashable {
+    /// A fixed-interval poll.
+    case interval
+    /// The oracle's fetch one second before a needy launch it knows of.
+    case oracle
+    /// The start of a local hour that ranks among the most-used.
+    case hourly(hour: Int)
+    /// Ahead of a likely launch, from the hour-of-week likelihood.
+    case likelyLaunch(probability: Double)
+    /// Right after a launch of another app that is often followed by this one.
+    case coUsage(after: Int32, probability: Double)
+    /// Joined another app's radio wakeup.
+    case coalesced(with: Int32)
+    /// Retry after a failed fetch.
+    case retry
+
+    /// A short description; `name` turns app symbols into ids.
+    public func describe(_ name: (Int32) -> String) -> String {
+        switch self {
+        case .interval: return "fixed interval"
+        case .oracle: return "oracle: 1 s before a needy launch"
+        case .hourly(let hour): return "hourly: top hour \(hour < 10 ? "0" : "")\(hour):00"
+        case .likelyLaunch(let p): return "likely launch (p=\(Self.fixed2(p)))"
+        case .coUsage(let after, let p): return "after \(name(after)) (p=\(Self.fixed2(p)))"
+        case .coalesced(let with): return "coalesced with \(name(with))"
+        case .retry: return "retry after failure"
+        }
+    }
+
+    private static func fixed2(_ p: Double) -> String {
+        let v = max(0, min(100, Int((p * 100).rounded())))
+        return v == 100 ? "1.00" : "0." + (v < 10 ? "0" : "") + String(v)
+    }
+}
+
+/// A fetch a policy decides to make now.
+public struct PlannedFetch: Sendable, Hashable {
+    /// The app to fetch for.
+    public var app: Int32
+    /// Why.
+    public var reason: FetchReason
+
+    /// Creates a planned fetch.
+    public init(app: Int32, reason: FetchReason) {
+        self.app = app
+        self.reason = reason
+    }
+}
+
+/// A causal fetch policy for one device: it acts only on what it has observed.
+///
+/// A replay (or a live scheduler) drives it: it delivers every input event in time order with
+/// ``observe(_:)``, and before delivering the events at time `t` it wakes the policy at each
+/// ``nextWakeup`` that is `≤ t` (publish events at `t` are delivered before a wakeup at `t`,
+/// so a fetch at `t` sees content published at `t`). A fetch at time `f` is therefore decided
+/// from events strictly before `f` (publishes at `f` included); a fetch that reacts to a launch
+/// comes after it.
+public protocol FetchPolicy {
+    /// The earliest instant (Unix seconds) at which the policy wants to act, or `nil`.
+    var nextWakeup: Double? { get }
+    /// Acts at `time` (the current ``nextWakeup``): appends the fetches to make now.
+    /// After this call ``nextWakeup`` must be later than `time` or `nil`.
+    mutating func wake(at time: Double, into fetches: inout [PlannedFetch])
+    /// Observes one input event.
+    mutating func observe(_ event: DeviceEvent)
+    /// Learns the result of one of its own fetches, made at `time`.
+    mutating func didFetch(app: Int32, at time: Double, result: FetchResult)
+}
+
+/// What a policy is told about the device before the replay starts.
+public struct DeviceContext: Sendable, Hashable {
+    /// The device's fetch-enabled apps (the only apps it may fetch for), most launched first.
+    public var apps: [Int32]
+    /// Fetches per device per local day (⌊budget⌋ is the daily cap).
+    public var budget: Double
+    /// The freshness window τ in seconds.
+    public var tau: Double
+
+    /// Creates a context.
+    public init(apps: [Int32], budget: Double, tau: Double) {
+        self.apps = apps
+        self.budget = budget
+        self.tau = tau
+    }
+
+    /// The daily cap ⌊budget⌋.
+    public var dailyCap: Int { Int(budget.rounded(.down)) }
+}
