@@ -1,3 +1,4 @@
+import Dispatch
 import FetchCastTrace
 
 /// Adds trace files to a store, one transaction per file.
@@ -42,21 +43,16 @@ public final class Ingestor {
         self.options = options
     }
 
-    private struct CountKey: Hashable {
-        var device: Int32
-        var app: Int32
-        var kind: UInt8
+    /// What the parsing thread hands to the writing thread.
+    private enum Message: Sendable {
+        case batch(events: [EncodedEvent], newNames: [String], rejects: [Reject], bytesRead: Int64)
+        case end(sha256: String, bytesRead: Int64, format: TraceFormat?, gzip: Bool)
+        case failure(TraceError)
     }
 
-    private struct Count {
-        var n: Int64
-        var first: Int64
-        var last: Int64
-    }
-
-    private struct DayKey: Hashable {
-        var device: Int32
-        var day: Int32
+    private struct Reject: Sendable {
+        var error: TraceError
+        var text: String
     }
 
     /// Ingests one file (`-` for standard input).
@@ -77,8 +73,25 @@ public final class Ingestor {
             }
             knownHash = hash
         }
-        let symbols = SymbolTable()
-        let reader = try TraceReader(path: path, symbols: symbols, options: options.trace)
+        let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace, hashing: knownHash == nil)
+        let size = reader.size
+        let pipe = BatchPipe<Message>(capacity: 4)
+        let skipInvalid = options.skipInvalid
+        let handoff = Handoff(reader)
+        let producer = DispatchWorkItem {
+            Self.produce(handoff.value, into: pipe, skipInvalid: skipInvalid)
+        }
+        var producerStarted = false
+        func drain() {
+            guard producerStarted else { return }
+            pipe.cancel()
+            while true {
+                switch pipe.take() {
+                case .batch: continue
+                case .end, .failure: return
+                }
+            }
+        }
         try c.execute("BEGIN IMMEDIATE")
         do {
             if let knownHash, try existingFile(sha256: knownHash) {
@@ -95,103 +108,108 @@ public final class Ingestor {
                 "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
             insert.bindInt(1, fileID)
             let names = NameResolver(connection: c)
+            var symbolNames: [String] = []
             var deviceIDs: [Int64] = []
             var appIDs: [Int64] = []
-            var counts: [CountKey: Count] = [:]
-            var days: [DayKey: Int64] = [:]
-            var batch: [EncodedEvent] = []
-            batch.reserveCapacity(8192)
+            var aggregates = IngestAggregates()
             var events: Int64 = 0
             var rejected: Int64 = 0
             var firstID: Int64?
             var lastProgress = started
-            let onReject: ((TraceError, String) -> Void)? = options.skipInvalid ? { [options] error, text in
-                rejected += 1
-                options.onReject?(error, text)
-            } : nil
-            while try reader.next(into: &batch, maxCount: 8192, onInvalid: onReject) {
-                if symbols.count > deviceIDs.count {
-                    deviceIDs.append(contentsOf: repeatElement(0, count: symbols.count - deviceIDs.count))
-                    appIDs.append(contentsOf: repeatElement(0, count: symbols.count - appIDs.count))
-                }
-                for e in batch {
-                    let deviceID: Int64?
-                    if e.device == EncodedEvent.everyDevice {
-                        deviceID = nil
-                    } else {
-                        var id = deviceIDs[Int(e.device)]
-                        if id == 0 {
-                            id = try names.id(table: "devices", name: symbols.name(e.device))
-                            deviceIDs[Int(e.device)] = id
+            var finalHash = ""
+            var finalBytes: Int64 = 0
+            var format: TraceFormat?
+            var gzip = false
+            DispatchQueue.global().async(execute: producer)
+            producerStarted = true
+            receive: while true {
+                switch pipe.take() {
+                case .failure(let error):
+                    producerStarted = false
+                    throw error
+                case .end(let sha256, let bytesRead, let f, let g):
+                    producerStarted = false
+                    finalHash = sha256
+                    finalBytes = bytesRead
+                    format = f
+                    gzip = g
+                    break receive
+                case .batch(let batch, let newNames, let rejects, let bytesRead):
+                    for r in rejects {
+                        rejected += 1
+                        options.onReject?(r.error, r.text)
+                    }
+                    if !newNames.isEmpty {
+                        symbolNames.append(contentsOf: newNames)
+                        deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                        appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                    }
+                    for e in batch {
+                        let deviceID: Int64?
+                        if e.device == EncodedEvent.everyDevice {
+                            deviceID = nil
+                        } else {
+                            var id = deviceIDs[Int(e.device)]
+                            if id == 0 {
+                                id = try names.id(table: "devices", name: symbolNames[Int(e.device)])
+                                deviceIDs[Int(e.device)] = id
+                            }
+                            deviceID = id
                         }
-                        deviceID = id
+                        var appID = appIDs[Int(e.app)]
+                        if appID == 0 {
+                            appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
+                            appIDs[Int(e.app)] = appID
+                        }
+                        insert.bindInt(2, e.line)
+                        insert.bindInt(3, e.timeMicros)
+                        insert.bindInt(4, Int64(e.utcOffsetSeconds))
+                        insert.bindInt(5, deviceID)
+                        insert.bindInt(6, appID)
+                        insert.bindInt(7, Int64(e.kind.rawValue))
+                        insert.bindInt(8, e.result.map { Int64($0.rawValue) })
+                        insert.bindInt(9, e.bytes)
+                        insert.bindInt(10, e.durationMs)
+                        try insert.run()
+                        if firstID == nil { firstID = c.lastInsertRowID }
+                        aggregates.add(e)
                     }
-                    var appID = appIDs[Int(e.app)]
-                    if appID == 0 {
-                        appID = try names.id(table: "apps", name: symbols.name(e.app))
-                        appIDs[Int(e.app)] = appID
-                    }
-                    insert.bindInt(2, e.line)
-                    insert.bindInt(3, e.timeMicros)
-                    insert.bindInt(4, Int64(e.utcOffsetSeconds))
-                    insert.bindInt(5, deviceID)
-                    insert.bindInt(6, appID)
-                    insert.bindInt(7, Int64(e.kind.rawValue))
-                    insert.bindInt(8, e.result.map { Int64($0.rawValue) })
-                    insert.bindInt(9, e.bytes)
-                    insert.bindInt(10, e.durationMs)
-                    try insert.run()
-                    if firstID == nil { firstID = c.lastInsertRowID }
-                    let key = CountKey(device: e.device, app: e.app, kind: e.kind.rawValue)
-                    if var count = counts[key] {
-                        count.n += 1
-                        count.first = min(count.first, e.timeMicros)
-                        count.last = max(count.last, e.timeMicros)
-                        counts[key] = count
-                    } else {
-                        counts[key] = Count(n: 1, first: e.timeMicros, last: e.timeMicros)
-                    }
-                    if e.kind == .launch {
-                        let day = LocalTime.day(micros: e.timeMicros, utcOffsetSeconds: e.utcOffsetSeconds)
-                        days[DayKey(device: e.device, day: Int32(truncatingIfNeeded: day)), default: 0] += 1
-                    }
-                }
-                events += Int64(batch.count)
-                batch.removeAll(keepingCapacity: true)
-                if let onProgress = options.onProgress {
-                    let now = WallClock.monotonic()
-                    if now - lastProgress >= 0.2 {
-                        lastProgress = now
-                        onProgress(IngestProgress(path: path, bytesRead: reader.bytesRead, totalBytes: reader.size,
-                                                  events: events, seconds: now - started))
+                    events += Int64(batch.count)
+                    if let onProgress = options.onProgress {
+                        let now = WallClock.monotonic()
+                        if now - lastProgress >= 0.2 {
+                            lastProgress = now
+                            onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size,
+                                                      events: events, seconds: now - started))
+                        }
                     }
                 }
             }
-            let hash = reader.sha256
+            let hash = knownHash ?? finalHash
             if knownHash == nil, try existingFile(sha256: hash) {
                 try c.execute("ROLLBACK")
                 return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
-                                        bytes: reader.bytesRead, seconds: WallClock.monotonic() - started,
-                                        format: reader.format?.rawValue ?? "", gzip: reader.isGzip)
+                                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                                        format: format?.rawValue ?? "", gzip: gzip)
             }
             let countInsert = try c.prepare(
                 "INSERT INTO file_counts(file_id, device_id, app_id, kind, n, first_us, last_us) VALUES (?,?,?,?,?,?,?)")
-            for (key, count) in counts.sorted(by: { ($0.key.device, $0.key.app, $0.key.kind) < ($1.key.device, $1.key.app, $1.key.kind) }) {
+            for row in aggregates.countRows() {
                 try countInsert.bind([
-                    .integer(fileID), key.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(key.device)]),
-                    .integer(appIDs[Int(key.app)]), .integer(Int64(key.kind)), .integer(count.n), .integer(count.first), .integer(count.last),
+                    .integer(fileID), row.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(row.device)]),
+                    .integer(appIDs[Int(row.app)]), .integer(row.kind), .integer(row.count.n), .integer(row.count.first), .integer(row.count.last),
                 ])
                 try countInsert.run()
             }
             let dayInsert = try c.prepare("INSERT INTO file_days(file_id, device_id, day, launches) VALUES (?,?,?,?)")
-            for (key, n) in days {
-                try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(key.device)]), .integer(Int64(key.day)), .integer(n)])
+            for row in aggregates.dayRows() {
+                try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(row.device)]), .integer(Int64(row.day)), .integer(row.launches)])
                 try dayInsert.run()
             }
             let update = try c.prepare(
                 "UPDATE files SET sha256 = ?, format = ?, gzip = ?, size_bytes = ?, rows = ?, rejected = ?, first_event_id = ?, last_event_id = ? WHERE id = ?")
             try update.bind([
-                .text(hash), .text(reader.format?.rawValue ?? "csv"), .integer(reader.isGzip ? 1 : 0), .integer(reader.bytesRead),
+                .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
                 .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
                 firstID.map { _ in .integer(c.lastInsertRowIDOfEvents(fileID: fileID, first: firstID!, count: events)) } ?? .null,
                 .integer(fileID),
@@ -199,11 +217,43 @@ public final class Ingestor {
             try update.run()
             try c.execute("COMMIT")
             return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
-                                    bytes: reader.bytesRead, seconds: WallClock.monotonic() - started,
-                                    format: reader.format?.rawValue ?? "csv", gzip: reader.isGzip)
+                                    bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                                    format: format?.rawValue ?? "csv", gzip: gzip)
         } catch {
+            drain()
             try? c.execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// The parsing thread: reads batches and hands them over with the names interned since the
+    /// previous batch, so the writing thread never touches the reader's symbol table.
+    private static func produce(_ reader: TraceReader, into pipe: BatchPipe<Message>, skipInvalid: Bool) {
+        var namesSent = 0
+        var batch: [EncodedEvent] = []
+        var rejects: [Reject] = []
+        do {
+            while !pipe.isCancelled {
+                batch = []
+                batch.reserveCapacity(16384)
+                let more = try reader.next(
+                    into: &batch, maxCount: 16384,
+                    onInvalid: skipInvalid ? { error, text in rejects.append(Reject(error: error, text: text)) } : nil)
+                let symbols = reader.symbols
+                var newNames: [String] = []
+                if symbols.count > namesSent {
+                    newNames = (namesSent..<symbols.count).map { symbols.name(Int32($0)) }
+                    namesSent = symbols.count
+                }
+                if !batch.isEmpty || !rejects.isEmpty || !newNames.isEmpty {
+                    pipe.put(.batch(events: batch, newNames: newNames, rejects: rejects, bytesRead: reader.bytesRead))
+                    rejects = []
+                }
+                if !more { break }
+            }
+            pipe.put(.end(sha256: reader.sha256 ?? "", bytesRead: reader.bytesRead, format: reader.format, gzip: reader.isGzip))
+        } catch {
+            pipe.put(.failure(error))
         }
     }
 

@@ -2,30 +2,48 @@
 /// turns them into an ``EncodedEvent``. Shared by the CSV and JSON Lines parsers so that both
 /// formats validate values identically.
 struct RowFields {
-    var start: [UnsafeRawPointer?] = Array(repeating: nil, count: 7)
-    var count: [Int] = Array(repeating: 0, count: 7)
-    /// 1-based column in the line where each field's value starts.
-    var column: [Int] = Array(repeating: 0, count: 7)
-    /// Whether a JSON value was a string (true) or a bare number / null (false).
-    var present: [Bool] = Array(repeating: false, count: 7)
+    struct Slot {
+        var start: UnsafeRawPointer?
+        var count: Int
+        /// 1-based column in the line where the field's value starts.
+        var column: Int
+        var present: Bool
+    }
+
+    /// Fixed storage for the seven columns, allocated once per reader: the hot loop writes
+    /// through this pointer without copy-on-write or exclusivity checks.
+    let slots: UnsafeMutablePointer<Slot>
+
+    init() {
+        slots = UnsafeMutablePointer<Slot>.allocate(capacity: 7)
+        slots.initialize(repeating: Slot(start: nil, count: 0, column: 0, present: false), count: 7)
+    }
+
+    func deallocate() { slots.deallocate() }
 
     @inline(__always)
-    mutating func reset() {
-        for i in 0..<7 { present[i] = false; count[i] = 0; start[i] = nil }
+    func reset() {
+        for i in 0..<7 { slots[i] = Slot(start: nil, count: 0, column: 0, present: false) }
     }
 
     @inline(__always)
-    mutating func set(_ c: TraceColumn, _ p: UnsafeRawPointer?, _ n: Int, column col: Int) {
-        start[c.rawValue] = p
-        count[c.rawValue] = n
-        column[c.rawValue] = col
-        present[c.rawValue] = true
+    func set(_ c: TraceColumn, _ p: UnsafeRawPointer?, _ n: Int, column col: Int) {
+        slots[c.rawValue] = Slot(start: p, count: n, column: col, present: true)
     }
 
     @inline(__always)
     func bytes(_ c: TraceColumn) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: start[c.rawValue], count: count[c.rawValue])
+        UnsafeRawBufferPointer(start: slots[c.rawValue].start, count: slots[c.rawValue].count)
     }
+
+    @inline(__always)
+    func count(_ c: TraceColumn) -> Int { slots[c.rawValue].count }
+
+    @inline(__always)
+    func column(_ c: TraceColumn) -> Int { slots[c.rawValue].column }
+
+    @inline(__always)
+    func isPresent(_ c: TraceColumn) -> Bool { slots[c.rawValue].present }
 }
 
 /// A row-level problem before the file name and line are attached.
@@ -56,7 +74,7 @@ enum RowDecoder {
         for i in 0..<b.count {
             let d = b[i] &- 48
             guard d < 10, i < 18 else {
-                throw RowProblem(column: f.column[c.rawValue], problem: .badValue(
+                throw RowProblem(column: f.column(c), problem: .badValue(
                     column: c.name, value: text(b), expected: "a non-negative whole number or nothing"))
             }
             v = v * 10 + Int64(d)
@@ -67,8 +85,9 @@ enum RowDecoder {
     /// Builds the event of a row.
     @inline(__always)
     static func decode(_ f: RowFields, line: Int64, symbols: SymbolTable, options: TraceOptions) throws(RowProblem) -> EncodedEvent {
-        for c in [TraceColumn.time, .app, .event] where f.count[c.rawValue] == 0 {
-            throw RowProblem(column: max(f.column[c.rawValue], 1), problem: .emptyValue(column: c.name, expected: expectation(c)))
+        if f.count(.time) == 0 || f.count(.app) == 0 || f.count(.event) == 0 {
+            let c: TraceColumn = f.count(.time) == 0 ? .time : (f.count(.app) == 0 ? .app : .event)
+            throw RowProblem(column: max(f.column(c), 1), problem: .emptyValue(column: c.name, expected: expectation(c)))
         }
         let kindBytes = f.bytes(.event)
         let kind: EventKind
@@ -76,14 +95,14 @@ enum RowDecoder {
         else if equals(kindBytes, "fetch") { kind = .fetch }
         else if equals(kindBytes, "publish") { kind = .publish }
         else {
-            throw RowProblem(column: f.column[TraceColumn.event.rawValue], problem: .badValue(
+            throw RowProblem(column: f.column(.event), problem: .badValue(
                 column: "event", value: text(kindBytes), expected: "launch, fetch or publish"))
         }
         let parsed: Timestamp.Parsed
         do {
             parsed = try Timestamp.parse(f.bytes(.time), defaultOffset: options.defaultUTCOffsetSeconds)
         } catch {
-            throw RowProblem(column: f.column[TraceColumn.time.rawValue] + error.offset, problem: .badTime("invalid time: " + error.problem, expected: error.expected))
+            throw RowProblem(column: f.column(.time) + error.offset, problem: .badTime("invalid time: " + error.problem, expected: error.expected))
         }
         let resultBytes = f.bytes(.result)
         var result: FetchResult?
@@ -92,22 +111,22 @@ enum RowDecoder {
             else if equals(resultBytes, "noData") { result = .noData }
             else if equals(resultBytes, "failed") { result = .failed }
             else {
-                throw RowProblem(column: f.column[TraceColumn.result.rawValue], problem: .badValue(
+                throw RowProblem(column: f.column(.result), problem: .badValue(
                     column: "result", value: text(resultBytes), expected: "newData, noData or failed"))
             }
             guard kind == .fetch else {
-                throw RowProblem(column: f.column[TraceColumn.result.rawValue], problem: .badValue(
+                throw RowProblem(column: f.column(.result), problem: .badValue(
                     column: "result", value: text(resultBytes), expected: "no result on a \(kind.name) event; results belong to fetch events"))
             }
         } else if kind == .fetch {
-            throw RowProblem(column: max(f.column[TraceColumn.result.rawValue], 1), problem: .emptyValue(
+            throw RowProblem(column: max(f.column(.result), 1), problem: .emptyValue(
                 column: "result", expected: "newData, noData or failed on every fetch event"))
         }
         let deviceBytes = f.bytes(.device)
         let device: Int32
         if deviceBytes.count == 0 {
             guard kind == .publish else {
-                throw RowProblem(column: max(f.column[TraceColumn.device.rawValue], 1), problem: .emptyValue(
+                throw RowProblem(column: max(f.column(.device), 1), problem: .emptyValue(
                     column: "device", expected: "a device id; only publish events may leave it empty"))
             }
             device = EncodedEvent.everyDevice

@@ -109,7 +109,7 @@ extension TraceReader {
                 guard let column = TraceColumn(name: keyBytes) else {
                     throw RowProblem(column: keyColumn, problem: .unknownColumn(String(decoding: keyBytes, as: UTF8.self)))
                 }
-                if fields.present[column.rawValue] {
+                if fields.isPresent(column) {
                     throw RowProblem(column: keyColumn, problem: .duplicateColumn(column.name))
                 }
                 skipSpace()
@@ -143,7 +143,7 @@ extension TraceReader {
         }
         skipSpace()
         guard i == n else { throw fail("text after the end of the object") }
-        for c in TraceColumn.allCases where c.isRequired && !fields.present[c.rawValue] {
+        for c in TraceColumn.allCases where c.isRequired && !fields.isPresent(c) {
             throw RowProblem(column: 1, problem: .missingColumn(c.name))
         }
     }

@@ -38,7 +38,7 @@ public final class TraceReader {
     private var headerRead = false
     /// Header position → column, for CSV.
     private var columns: [TraceColumn] = []
-    var fields = RowFields()
+    let fields = RowFields()
     let scratch: UnsafeMutableRawPointer
     private let scratchCapacity: Int
 
@@ -47,9 +47,10 @@ public final class TraceReader {
     ///   - path: A file path, or `-` for standard input.
     ///   - symbols: Where device and app names are interned.
     ///   - options: How values are read.
+    ///   - hashing: Whether to compute ``sha256`` while reading (skip it when the file was hashed already).
     /// - Throws: ``TraceError`` when the file cannot be opened.
-    public init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions()) throws(TraceError) {
-        input = DecodedInput(try RawInput(path: path))
+    public init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions(), hashing: Bool = true) throws(TraceError) {
+        input = DecodedInput(try RawInput(path: path), hashing: hashing)
         self.symbols = symbols
         self.options = options
         capacity = options.maxLineBytes + (1 << 20)
@@ -61,10 +62,12 @@ public final class TraceReader {
     deinit {
         buffer.deallocate()
         scratch.deallocate()
+        fields.deallocate()
     }
 
-    /// The SHA-256 of the raw bytes; complete once ``next(into:maxCount:onInvalid:)`` returned `false`.
-    public var sha256: String { input.hasher.hexDigest() }
+    /// The SHA-256 of the raw bytes, complete once ``next(into:maxCount:onInvalid:)`` returned
+    /// `false`; `nil` when the reader was opened with `hashing: false`.
+    public var sha256: String? { input.hashing ? input.hasher.hexDigest() : nil }
 
     private func error(_ problem: TraceError.Problem, line: Int64, column: Int) -> TraceError {
         TraceError(file: path, line: Int(line), column: column, problem: problem)
@@ -305,6 +308,7 @@ public final class TraceReader {
 
     private func splitCSV(_ r: UnsafeRawBufferPointer) throws(RowProblem) {
         fields.reset()
+        let columns = self.columns
         let base = r.baseAddress!
         let n = r.count
         var i = 0

@@ -22,9 +22,13 @@ public final class DecodedInput {
     private var memberEnded = false
     private var started = false
 
-    /// Wraps a raw input.
-    public init(_ raw: RawInput) {
+    /// Whether raw bytes are hashed as they are read.
+    public let hashing: Bool
+
+    /// Wraps a raw input; `hashing: false` skips the SHA-256 when the caller hashed the file already.
+    public init(_ raw: RawInput, hashing: Bool = true) {
         self.raw = raw
+        self.hashing = hashing
         rawChunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
     }
 
@@ -38,7 +42,7 @@ public final class DecodedInput {
         let n = try raw.read(into: rawChunk)
         rawStart = 0
         rawEnd = n
-        if n == 0 { rawEOF = true } else { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[0..<n])) }
+        if n == 0 { rawEOF = true } else if hashing { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[0..<n])) }
     }
 
     private func fail(_ problem: TraceError.Problem) -> TraceError {
@@ -53,11 +57,9 @@ public final class DecodedInput {
             try fillRaw()
             // Need two bytes to recognise gzip.
             if rawEnd - rawStart == 1 && !rawEOF {
-                let first = rawChunk[0]
                 let n = try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: rawChunk[1...]))
-                if n == 0 { rawEOF = true } else { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[1..<(1 + n)])) }
+                if n == 0 { rawEOF = true } else if hashing { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[1..<(1 + n)])) }
                 rawEnd = 1 + n
-                _ = first
             }
             if rawEnd - rawStart >= 2 && rawChunk[rawStart] == 0x1f && rawChunk[rawStart + 1] == 0x8b {
                 isGzip = true
