@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what fetchcast needs beyond the Swift toolchain: SQLite and zlib headers (the C
+# libraries it links), and the sqlite3 shell (the benchmark's reference). Idempotent.
+set -euo pipefail
+need=()
+for pkg in libsqlite3-dev zlib1g-dev sqlite3; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]}" >&2
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
