@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FetchCastModel", targets: ["FetchCastModel"]),
         .library(name: "FetchCastStore", targets: ["FetchCastStore"]),
         .library(name: "FetchCastReplay", targets: ["FetchCastReplay"]),
+        .library(name: "FetchCastPredict", targets: ["FetchCastPredict"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,17 +28,19 @@ let package = Package(
         .target(name: "FetchCastModel", dependencies: ["FetchCastTrace"]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
         .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
+        .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
         .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore"]),
         .executableTarget(
             name: "fetchcast",
             dependencies: [
-                "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench",
+                "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench", "FetchCastPredict",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace"]),
         .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace"]),
-        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel"]),
+        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace"]),
+        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel"]),
         .testTarget(
             name: "FetchCastCLITests",

@@ -1,0 +1,196 @@
+import FetchCastTrace
+import Foundation
+
+/// Everything FetchCast learns about one device, updated one event at a time.
+///
+/// - **Sessions**: a launch of an app that was not launched in the τ before it (a *needy*
+///   launch in the evaluator's terms) starts a session. Per app, recency-weighted session counts
+///   by local hour of week, and per device the hours it was observed (exposure), so that hours
+///   when the phone was off or not logging are not evidence of "no launch".
+/// - **Co-usage**: for each launch of app X, whether a session of app Y started within τ after
+///   it (and at least ``triggerDelay`` later, since a fetch that reacts to X comes after X).
+/// - **Content**: per app, the recency-weighted rate at which new content appears by hour of
+///   week, from `publish` events when the device sees them, else from fetch results (`newData`:
+///   something appeared since the last refresh; `noData`: nothing did; `failed`: no evidence).
+///
+/// Apps are dense `Int32` ids chosen by the caller (a symbol table or a name list).
+///
+/// - Complexity: ``observe(_:)`` is O(1) amortised in the length of the history: it touches at
+///   most 25 hour slots, the launches of the last τ, and rescales all weights once per ~40
+///   half-lives.
+public struct DeviceModel: Sendable, Codable {
+    /// The constants used.
+    public var configuration: ModelConfiguration
+    var scale: DecayScale
+    /// Scaled seconds the device was observed, by hour of week.
+    var exposure: [Double]
+    /// Scaled session starts of every app together, by hour of week.
+    var sessionsAll: [Double]
+    var apps: [Int32: AppState] = [:]
+    var triggerTrials: [Int32: Double] = [:]
+    var pairSuccesses: [UInt64: Double] = [:]
+    var recent: [RecentLaunch] = []
+    var content: [Int32: ContentState] = [:]
+    /// The last event time seen.
+    public private(set) var lastEventTime: Double?
+    /// The device's UTC offset at its last event.
+    public private(set) var lastOffset: Int32 = 0
+    /// Events observed.
+    public private(set) var eventCount: Int = 0
+
+    /// A reactive fetch comes this many seconds after the launch it reacts to.
+    public static let triggerDelay: Double = 1
+
+    struct AppState: Sendable, Codable {
+        var sessions: [Double] = Array(repeating: 0, count: HourOfWeek.count)
+        var sessionTotal: Double = 0
+        var launchTotal: Double = 0
+        var lastLaunch: Double?
+        var lastRefresh: Double?
+    }
+
+    struct RecentLaunch: Sendable, Codable {
+        var time: Double
+        var app: Int32
+        var weight: Double
+    }
+
+    struct ContentState: Sendable, Codable {
+        var events: [Double] = Array(repeating: 0, count: HourOfWeek.count)
+        var exposure: [Double] = Array(repeating: 0, count: HourOfWeek.count)
+        var fromPublishes = false
+        var lastPublish: Double?
+        var newData: Int = 0
+        var noData: Int = 0
+    }
+
+    /// Creates an empty model.
+    public init(configuration: ModelConfiguration = ModelConfiguration(), start: Double = 0) {
+        self.configuration = configuration
+        scale = DecayScale(reference: start, rate: configuration.decayPerSecond)
+        exposure = Array(repeating: 0, count: HourOfWeek.count)
+        sessionsAll = Array(repeating: 0, count: HourOfWeek.count)
+    }
+
+    @inline(__always)
+    static func pairKey(_ x: Int32, _ y: Int32) -> UInt64 {
+        UInt64(UInt32(bitPattern: x)) << 32 | UInt64(UInt32(bitPattern: y))
+    }
+
+    /// Learns from one event. Events should come in time order; a late event is still counted.
+    public mutating func observe(_ event: DeviceEvent) {
+        let t = event.time
+        let tau = configuration.tau
+        if lastEventTime == nil { scale.reference = t }
+        rescaleIfNeeded(at: t)
+        let w = scale.weight(at: t)
+        eventCount += 1
+        if event.kind != .publish {
+            if let last = lastEventTime, t > last, t - last <= configuration.exposureGapHours * 3600 {
+                let offset = event.utcOffsetSeconds
+                HourOfWeek.spread(from: last, to: t, offset: offset) { slot, seconds in exposure[slot] += seconds * w }
+            }
+            if lastEventTime.map({ t > $0 }) ?? true { lastEventTime = t }
+            lastOffset = event.utcOffsetSeconds
+        }
+        switch event.kind {
+        case .launch:
+            var state = apps[event.app] ?? AppState()
+            let isSession = state.lastLaunch.map { t - $0 > tau } ?? true
+            if isSession {
+                let slot = HourOfWeek.slot(t, offset: event.utcOffsetSeconds)
+                state.sessions[slot] += w
+                state.sessionTotal += w
+                sessionsAll[slot] += w
+                for r in recent where r.app != event.app && t - r.time <= tau && t - r.time >= Self.triggerDelay {
+                    pairSuccesses[Self.pairKey(r.app, event.app), default: 0] += r.weight
+                }
+            }
+            state.launchTotal += w
+            state.lastLaunch = t
+            state.lastRefresh = t
+            apps[event.app] = state
+            triggerTrials[event.app, default: 0] += w
+            recent.removeAll { t - $0.time > tau }
+            recent.append(RecentLaunch(time: t, app: event.app, weight: w))
+        case .fetch:
+            learnFetch(app: event.app, at: t, offset: event.utcOffsetSeconds, result: event.result ?? .failed, weight: w)
+        case .publish:
+            var c = content[event.app] ?? ContentState()
+            if !c.fromPublishes {
+                // Publishes are direct evidence: drop what fetch results suggested.
+                c = ContentState()
+                c.fromPublishes = true
+            }
+            if let last = c.lastPublish, t > last {
+                HourOfWeek.spread(from: last, to: t, offset: lastOffset) { slot, seconds in c.exposure[slot] += seconds * w }
+            }
+            c.events[HourOfWeek.slot(t, offset: lastOffset)] += w
+            c.lastPublish = max(c.lastPublish ?? t, t)
+            content[event.app] = c
+        }
+    }
+
+    /// Learns from a fetch result (the device's own fetch or one in the input trace).
+    private mutating func learnFetch(app: Int32, at t: Double, offset: Int32, result: FetchResult, weight w: Double) {
+        guard result != .failed else { return }
+        var state = apps[app] ?? AppState()
+        var c = content[app] ?? ContentState()
+        if !c.fromPublishes, let since = state.lastRefresh, t > since {
+            let length = t - since
+            HourOfWeek.spread(from: since, to: t, offset: offset) { slot, seconds in
+                c.exposure[slot] += seconds * w
+                if result == .newData { c.events[slot] += w * seconds / length }
+            }
+        }
+        if result == .newData { c.newData += 1 } else { c.noData += 1 }
+        content[app] = c
+        state.lastRefresh = t
+        apps[app] = state
+    }
+
+    /// Records a refresh of an app's cache (a fetch) without content evidence.
+    public mutating func noteRefresh(app: Int32, at time: Double) {
+        var state = apps[app] ?? AppState()
+        state.lastRefresh = max(state.lastRefresh ?? time, time)
+        apps[app] = state
+    }
+
+    private mutating func rescaleIfNeeded(at t: Double) {
+        guard scale.rate * (t - scale.reference) > 40 else { return }
+        let f = scale.readFactor(at: t)
+        for i in 0..<HourOfWeek.count {
+            exposure[i] *= f
+            sessionsAll[i] *= f
+        }
+        for key in apps.keys {
+            apps[key]!.sessions = apps[key]!.sessions.map { $0 * f }
+            apps[key]!.sessionTotal *= f
+            apps[key]!.launchTotal *= f
+        }
+        for key in triggerTrials.keys { triggerTrials[key]! *= f }
+        for key in pairSuccesses.keys { pairSuccesses[key]! *= f }
+        for i in recent.indices { recent[i].weight *= f }
+        for key in content.keys {
+            content[key]!.events = content[key]!.events.map { $0 * f }
+            content[key]!.exposure = content[key]!.exposure.map { $0 * f }
+        }
+        scale.reference = t
+    }
+
+    /// The apps the device has launched, most sessions first (ties by id).
+    public var appsBySessions: [Int32] {
+        apps.sorted { ($0.value.sessionTotal, $1.key) > ($1.value.sessionTotal, $0.key) }.map(\.key)
+    }
+
+    /// When the app was last launched.
+    public func lastLaunch(of app: Int32) -> Double? { apps[app]?.lastLaunch }
+
+    /// When the app's cache was last refreshed (launch or fetch).
+    public func lastRefresh(of app: Int32) -> Double? { apps[app]?.lastRefresh }
+
+    /// Hours the device was observed (present-day weight) at `now`.
+    public func observedHours(at now: Double) -> Double {
+        exposure.reduce(0, +) * scale.readFactor(at: now) / 3600
+    }
+}

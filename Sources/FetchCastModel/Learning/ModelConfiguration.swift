@@ -1,0 +1,29 @@
+/// The model's tunable constants. Defaults were chosen on half of the development users
+/// (see docs/model.md) and are documented there with the reasoning behind each.
+public struct ModelConfiguration: Sendable, Hashable, Codable {
+    /// The freshness window τ, seconds: a launch is a *session start* (needy) when the app was
+    /// not launched in the τ before it, and the model predicts session starts within τ.
+    public var tau: Double = 1800
+    /// Half-life of evidence, days: an event this old counts half as much as one now.
+    public var halfLifeDays: Double = 21
+    /// A gap between two events of a device longer than this (hours) means the device was not
+    /// observed in between: it is not evidence of "no launch".
+    public var exposureGapHours: Double = 24
+    /// Weight of each neighbouring hour when smoothing the hour-of-week counts.
+    public var neighbourHourWeight: Double = 0.5
+    /// Weight of the same hour on the other days of the same kind (weekday/weekend), shared.
+    public var sameHourOtherDaysWeight: Double = 1.0
+    /// Pseudo-hours of exposure with which the device's own rate is shrunk toward the prior.
+    public var priorHours: Double = 6
+    /// Pseudo-trials with which a device's co-usage probability is shrunk toward the prior.
+    public var coUsagePriorTrials: Double = 8
+
+    /// The defaults.
+    public init() {}
+
+    /// Defaults with another τ.
+    public init(tau: Double) { self.tau = tau }
+
+    /// The decay rate per second, ln 2 / half-life.
+    public var decayPerSecond: Double { 0.693_147_180_559_945_3 / (halfLifeDays * 86_400) }
+}

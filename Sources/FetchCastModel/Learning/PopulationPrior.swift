@@ -1,0 +1,125 @@
+/// What other devices say, by app name: the prior each device's estimates are shrunk toward,
+/// so that a new device or a new app gets sensible fetch times on day one.
+///
+/// Built from the models of *other* devices (the store's other devices for `predict`; the
+/// training users for `evaluate --train-devices`), never from the device being predicted.
+public struct PopulationPrior: Sendable, Codable, Hashable {
+    /// Session starts per observed hour, by hour of week, per app (pooled over devices using it).
+    public var appRates: [String: [Double]] = [:]
+    /// Session starts of all apps per observed hour, by hour of week (pooled over devices).
+    public var globalRates: [Double]
+    /// P(a session of Y starts within τ after a launch of X), pooled: `pairs[X][Y]`.
+    public var pairs: [String: [String: Double]] = [:]
+    /// Devices it was built from.
+    public var devices: Int = 0
+
+    /// A generic diurnal shape used when no population is available: few sessions at night,
+    /// more by day. Not fitted to any data; it only orders hours before a device has history.
+    public static let genericGlobal: [Double] = (0..<HourOfWeek.count).map { slot in
+        let hour = slot % 24
+        switch hour {
+        case 0..<6: return 0.5
+        case 6..<8: return 2
+        case 8..<22: return 4
+        default: return 2
+        }
+    }
+
+    /// No population: only the generic shape.
+    public static let none = PopulationPrior(globalRates: genericGlobal)
+
+    /// Creates a prior.
+    public init(appRates: [String: [Double]] = [:], globalRates: [Double], pairs: [String: [String: Double]] = [:], devices: Int = 0) {
+        self.appRates = appRates
+        self.globalRates = globalRates
+        self.pairs = pairs
+        self.devices = devices
+    }
+
+    /// Pools device models.
+    ///
+    /// - Parameters:
+    ///   - models: Each device's model and the names of its app ids.
+    ///   - minimumPairSupport: Pairs seen after fewer trigger launches (present-day weight) are left out.
+    /// - Complexity: O(devices × (apps × 168 + pairs)).
+    public static func build(from models: [(model: DeviceModel, name: (Int32) -> String)], minimumPairSupport: Double = 5) -> PopulationPrior {
+        var appSessions: [String: [Double]] = [:]
+        var appExposure: [String: [Double]] = [:]
+        var allSessions = Array(repeating: 0.0, count: HourOfWeek.count)
+        var allExposure = Array(repeating: 0.0, count: HourOfWeek.count)
+        var pairS: [String: [String: Double]] = [:]
+        var pairN: [String: [String: Double]] = [:]
+        for (model, name) in models {
+            guard let now = model.lastEventTime else { continue }
+            let f = model.scale.readFactor(at: now)
+            let exposureHours = model.exposure.map { $0 * f / 3600 }
+            for s in 0..<HourOfWeek.count {
+                allSessions[s] += model.sessionsAll[s] * f
+                allExposure[s] += exposureHours[s]
+            }
+            for (app, state) in model.apps where state.sessionTotal > 0 {
+                let n = name(app)
+                var sessions = appSessions[n] ?? Array(repeating: 0, count: HourOfWeek.count)
+                var exposure = appExposure[n] ?? Array(repeating: 0, count: HourOfWeek.count)
+                for s in 0..<HourOfWeek.count {
+                    sessions[s] += state.sessions[s] * f
+                    exposure[s] += exposureHours[s]
+                }
+                appSessions[n] = sessions
+                appExposure[n] = exposure
+            }
+            for (key, successes) in model.pairSuccesses {
+                let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
+                pairS[name(x), default: [:]][name(y), default: 0] += successes * f
+            }
+            for (x, trials) in model.triggerTrials {
+                let nx = name(x)
+                for (y, state) in model.apps where y != x && state.sessionTotal > 0 {
+                    pairN[nx, default: [:]][name(y), default: 0] += trials * f
+                }
+            }
+        }
+        var prior = PopulationPrior(globalRates: (0..<HourOfWeek.count).map { s in
+            allExposure[s] > 0 ? (allSessions[s] + genericGlobal[s]) / (allExposure[s] + 1) : genericGlobal[s]
+        })
+        prior.devices = models.count
+        for (n, sessions) in appSessions {
+            let exposure = appExposure[n]!
+            prior.appRates[n] = (0..<HourOfWeek.count).map { s in exposure[s] > 0 ? sessions[s] / exposure[s] : 0 }
+        }
+        for (x, ys) in pairS {
+            for (y, s) in ys {
+                let n = pairN[x]?[y] ?? 0
+                if n >= minimumPairSupport { prior.pairs[x, default: [:]][y] = s / n }
+            }
+        }
+        return prior
+    }
+}
+
+/// A ``PopulationPrior`` looked up by a device's own app ids (built once per device).
+public struct DevicePrior: Sendable {
+    var appRates: [Int32: [Double]] = [:]
+    var globalRates: [Double]
+    var pairs: [UInt64: Double] = [:]
+
+    /// Translates a prior to app ids.
+    /// - Parameters:
+    ///   - prior: The population prior.
+    ///   - apps: The device's apps: id → name.
+    public init(_ prior: PopulationPrior, apps: [Int32: String]) {
+        globalRates = prior.globalRates
+        for (id, name) in apps {
+            if let rates = prior.appRates[name] { appRates[id] = rates }
+        }
+        for (x, nx) in apps {
+            guard let ys = prior.pairs[nx] else { continue }
+            for (y, ny) in apps where y != x {
+                if let p = ys[ny] { pairs[DeviceModel.pairKey(x, y)] = p }
+            }
+        }
+    }
+
+    /// The generic prior.
+    public static let none = DevicePrior(.none, apps: [:])
+}

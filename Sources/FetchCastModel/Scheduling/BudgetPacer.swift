@@ -1,0 +1,68 @@
+import Foundation
+
+/// Spends a daily fetch budget on the most valuable moments.
+///
+/// It remembers how many opportunities of each value arose in each local hour of the day
+/// (recency-weighted over days), and sets the bar so that the opportunities expected in the
+/// rest of the day above the bar match the fetches left today: a threshold policy for an
+/// online knapsack. On a device's first day it has no history and spends first come, first
+/// served above ``SchedulerConfiguration/minimumValue``.
+public struct BudgetPacer: Sendable, Codable {
+    static let bins = 40
+    /// Opportunities per (hour of day, value bin), recency-weighted over days.
+    var histogram: [Double] = Array(repeating: 0, count: 24 * 40)
+    /// Days observed, recency-weighted like the histogram.
+    var days: Double = 0
+    var today: [Double] = Array(repeating: 0, count: 24 * 40)
+    var currentDay: Int?
+    let memory: Double
+
+    /// Creates a pacer forgetting with `memory` per day.
+    public init(memory: Double) { self.memory = memory }
+
+    @inline(__always)
+    static func bin(_ value: Double) -> Int {
+        // Log scale over [0.001, 1].
+        let v = max(value, 0.001)
+        return min(bins - 1, max(0, Int(((log10(v) + 3) / 3 * Double(bins)).rounded(.down))))
+    }
+
+    @inline(__always)
+    static func lowerEdge(_ bin: Int) -> Double { pow(10, Double(bin) / Double(bins) * 3 - 3) }
+
+    /// Moves to a new local day: folds today's counts into the memory.
+    public mutating func startDay(_ day: Int) {
+        guard day != currentDay else { return }
+        if currentDay != nil {
+            for i in 0..<histogram.count {
+                histogram[i] = histogram[i] * memory + today[i]
+                today[i] = 0
+            }
+            days = days * memory + 1
+        }
+        currentDay = day
+    }
+
+    /// Records an opportunity of some value at a local hour.
+    public mutating func record(value: Double, hour: Int) {
+        today[hour * Self.bins + Self.bin(value)] += 1
+    }
+
+    /// The value a fetch must reach at local hour `hour` when `remaining` fetches are left today.
+    public func threshold(hour: Int, remaining: Int, floor: Double) -> Double {
+        guard remaining > 0 else { return .infinity }
+        guard days > 0.5 else { return floor }
+        var expected = 0.0
+        var b = Self.bins - 1
+        while b >= 0 {
+            var inBin = 0.0
+            for h in hour..<24 { inBin += histogram[h * Self.bins + b] }
+            if expected + inBin / days > Double(remaining) { break }
+            expected += inBin / days
+            b -= 1
+        }
+        // b is the first bin that would overspend: the bar sits at its upper edge.
+        let bar = b < 0 ? 0 : Self.lowerEdge(b + 1)
+        return max(bar, floor)
+    }
+}

@@ -1,0 +1,149 @@
+import FetchCastTrace
+import Foundation
+
+/// FetchCast's scheduler as a causal ``FetchPolicy``: the same code answers `fetchcast predict`
+/// (through ``FetchPlanner``) and plays `learned` in `fetchcast evaluate`.
+///
+/// At every decision point — one second after each launch (the radio is awake and the next app
+/// is often predictable), every ``SchedulerConfiguration/checkInterval``, and retries after a
+/// failure — it values fetching each fetch-enabled app now as
+///
+///     value = P(a session of the app starts within τ) × P(the fetch finds new data)
+///             × (share of the τ window not already fresh)
+///
+/// where the session chance is the larger of the co-usage chance after the launches of the
+/// last τ and the hour-of-week chance. It fetches the apps whose value clears the
+/// ``BudgetPacer`` bar (best first, at most ⌊budget⌋ a local day, never the same app within
+/// the minimum interval), and lets apps worth at least half the bar join the same wakeup.
+public struct LearnedPolicy: FetchPolicy, Sendable {
+    /// What the model has learned so far.
+    public private(set) var model: DeviceModel
+    /// The apps it may fetch for.
+    public let apps: [Int32]
+    let configuration: SchedulerConfiguration
+    let prior: DevicePrior
+    var pacer: BudgetPacer
+    var fetchesToday = 0
+    var day: Int?
+    var lastFetch: [Int32: Double] = [:]
+    var pendingTrigger: Double?
+    var triggers: [(time: Double, app: Int32)] = []
+    var nextCheck: Double?
+    var retries: [Int32: (at: Double, failures: Int)] = [:]
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - apps: The fetch-enabled apps.
+    ///   - model: A model to start from (learned state), or a fresh one.
+    ///   - configuration: Budget, minimum interval and the other constants.
+    ///   - prior: What other devices say.
+    public init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior) {
+        self.apps = apps
+        self.model = model
+        self.configuration = configuration
+        self.prior = prior
+        pacer = BudgetPacer(memory: configuration.pacingMemory)
+    }
+
+    /// Creates a policy for a replay from a ``DeviceContext``.
+    public init(context: DeviceContext, model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none) {
+        var scheduler = SchedulerConfiguration(budget: context.budget)
+        scheduler.minimumInterval = min(scheduler.minimumInterval, context.tau)
+        var modelConfiguration = model
+        modelConfiguration.tau = context.tau
+        self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler, prior: prior)
+    }
+
+    public var nextWakeup: Double? {
+        var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
+        for (_, r) in retries { next = min(next ?? r.at, r.at) }
+        if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
+        return next
+    }
+
+    public mutating func observe(_ event: DeviceEvent) {
+        model.observe(event)
+        guard event.kind == .launch else { return }
+        let t = event.time
+        triggers.removeAll { t - $0.time > model.configuration.tau }
+        triggers.append((t, event.app))
+        if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
+        if nextCheck == nil { nextCheck = t + configuration.checkInterval }
+    }
+
+    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
+        model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
+        if result == .failed {
+            let failures = (retries[app]?.failures ?? 0) + 1
+            let delay = min(configuration.retryDelay * pow(2, Double(failures - 1)), 3600)
+            retries[app] = (time + delay, failures)
+        } else {
+            model.noteRefresh(app: app, at: time)
+            retries[app] = nil
+        }
+    }
+
+    /// The value of fetching `app` at `t`, and why.
+    func value(of app: Int32, at t: Double) -> (value: Double, session: Double, newData: Double, reason: FetchReason) {
+        let tau = model.configuration.tau
+        let refreshed = model.lastRefresh(of: app) ?? -.infinity
+        let coveredUntil = refreshed + tau
+        let windowStart = max(t, coveredUntil)
+        let uncovered = max(0, t + tau - windowStart) / tau
+        if uncovered <= 0 { return (0, 0, 0, .likelyLaunch(probability: 0)) }
+        let timeChance = model.sessionProbability(app: app, from: t, to: t + tau, now: t, prior: prior)
+        var best = timeChance
+        var reason = FetchReason.likelyLaunch(probability: timeChance)
+        for trigger in triggers where trigger.app != app && t - trigger.time <= tau {
+            let p = model.coUsageProbability(from: trigger.app, to: app, now: t, prior: prior)
+            if p > best {
+                best = p
+                reason = .coUsage(after: trigger.app, probability: p)
+            }
+        }
+        let newData = model.newDataProbability(app: app, at: t, since: model.lastRefresh(of: app), now: t)
+        return (best * newData * uncovered, best, newData, reason)
+    }
+
+    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
+        if let p = pendingTrigger, p <= t { pendingTrigger = nil }
+        if let c = nextCheck, c <= t {
+            // Keep looking ahead while the device is active; sleep after a day of silence.
+            let last = model.lastEventTime ?? t
+            nextCheck = t - last < 86_400 ? t + configuration.checkInterval : nil
+        }
+        let offset = model.lastOffset
+        let today = LocalTime.day(time: t, utcOffsetSeconds: offset)
+        if day != today {
+            day = today
+            fetchesToday = 0
+            pacer.startDay(today)
+        }
+        let dueRetries = retries.filter { $0.value.at <= t }.map(\.key)
+        for app in dueRetries { retries[app]!.at = .infinity }
+        let remaining = configuration.dailyCap - fetchesToday
+        if let nb = configuration.notBefore, t < nb { return }
+        let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
+        var candidates: [(app: Int32, value: Double, reason: FetchReason)] = []
+        for app in apps {
+            if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
+            let v = value(of: app, at: t)
+            if v.value > 0 { pacer.record(value: v.value, hour: hour) }
+            let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
+            candidates.append((app, v.value, reason))
+        }
+        guard remaining > 0 else { return }
+        candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
+        let bar = pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue)
+        var made = 0
+        var lead: Int32?
+        for c in candidates where fetchesToday < configuration.dailyCap {
+            let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
+            guard c.value >= bar || joins else { break }
+            fetches.append(PlannedFetch(app: c.app, reason: lead.map { joins && c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
+            lastFetch[c.app] = t
+            fetchesToday += 1
+            if lead == nil { lead = c.app }
+        }
+    }
+}

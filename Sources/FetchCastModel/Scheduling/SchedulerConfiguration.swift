@@ -1,0 +1,29 @@
+/// The scheduler's constants; see docs/model.md for why each default is what it is.
+public struct SchedulerConfiguration: Sendable, Hashable, Codable {
+    /// Fetches per device per local day (the cap is ⌊budget⌋).
+    public var budget: Double = 24
+    /// Least time between two fetches of one app, seconds (iOS's minimum is 15 minutes).
+    public var minimumInterval: Double = 900
+    /// No fetch before this instant (Unix seconds), like `earliestBeginDate`.
+    public var notBefore: Double?
+    /// How often the policy looks ahead without a launch to react to, seconds.
+    public var checkInterval: Double = 900
+    /// The least chance that a fetch makes a session fresh for it to be worth a radio wakeup.
+    public var minimumValue: Double = 0.05
+    /// A fetch joins a wakeup that is happening anyway when its value is at least this fraction
+    /// of the current threshold.
+    public var coalesceFraction: Double = 0.5
+    /// First retry delay after a failed fetch, seconds (doubles per failure, at most 1 hour).
+    public var retryDelay: Double = 60
+    /// Weight of yesterday's opportunity counts relative to today's when pacing the budget.
+    public var pacingMemory: Double = 0.9
+
+    /// The defaults.
+    public init() {}
+
+    /// Defaults with another budget.
+    public init(budget: Double) { self.budget = budget }
+
+    /// ⌊budget⌋.
+    public var dailyCap: Int { Int(budget.rounded(.down)) }
+}

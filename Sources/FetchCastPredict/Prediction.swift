@@ -1,0 +1,106 @@
+import FetchCastModel
+import FetchCastTrace
+
+/// One predicted fetch, as `fetchcast predict` prints it.
+public struct Prediction: Sendable, Hashable, Codable {
+    /// Record schema version.
+    public var schema = 1
+    /// The device.
+    public var device: String
+    /// The app.
+    public var app: String
+    /// When to fetch: ISO 8601 in the device's local offset, not before `--at`.
+    public var fetchAt: String
+    /// Unix seconds of `fetch_at`.
+    public var fetchAtUnix: Double
+    /// P(a session — a launch after more than τ without one — of the app starts within τ after `fetch_at`).
+    public var launchProbability: Double
+    /// P(the fetch finds new data).
+    public var newDataProbability: Double
+    /// Why, in words.
+    public var reason: String
+
+    enum CodingKeys: String, CodingKey {
+        case schema, device, app, reason
+        case fetchAt = "fetch_at"
+        case fetchAtUnix = "fetch_at_unix"
+        case launchProbability = "launch_probability"
+        case newDataProbability = "new_data_probability"
+    }
+}
+
+/// What `fetchcast predict` asks.
+public struct PredictionRequest: Sendable, Hashable {
+    /// Only this device (by name); every device when `nil`.
+    public var device: String?
+    /// Only this app (by name); otherwise the device's top apps by sessions.
+    public var app: String?
+    /// Not before this instant (Unix seconds); default: each device's last event.
+    public var at: Double?
+    /// How many fetches per device.
+    public var count: Int = 10
+    /// Fetches per device per day.
+    public var budget: Double = 24
+    /// How many top apps per device when no app is named.
+    public var topApps: Int = 5
+
+    /// Creates a request.
+    public init(device: String? = nil, app: String? = nil, at: Double? = nil, count: Int = 10, budget: Double = 24, topApps: Int = 5) {
+        self.device = device
+        self.app = app
+        self.at = at
+        self.count = count
+        self.budget = budget
+        self.topApps = topApps
+    }
+}
+
+/// Why `predict` could not answer.
+public struct PredictionError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+/// Answers "when should device D fetch for app A next?" from the store.
+public enum Predictor {
+    /// Plans the next fetches for the requested devices and apps.
+    public static func predict(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> [Prediction] {
+        var devices: [Int64]
+        if let name = request.device {
+            guard let id = snapshot.device(named: name) else {
+                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast stats`; device ids are case-sensitive)")
+            }
+            devices = [id]
+        } else {
+            devices = snapshot.models.keys.sorted { (snapshot.deviceNames[$0] ?? "") < (snapshot.deviceNames[$1] ?? "") }
+        }
+        var appFilter: Int32?
+        if let name = request.app {
+            guard let id = snapshot.app(named: name) else {
+                throw PredictionError(description: "no app '\(name)' in the store (app ids are case-sensitive)")
+            }
+            appFilter = Int32(truncatingIfNeeded: id)
+        }
+        var out: [Prediction] = []
+        for device in devices {
+            guard let model = snapshot.models[device], let last = model.lastEventTime else { continue }
+            let apps = appFilter.map { [$0] } ?? Array(model.appsBySessions.prefix(request.topApps))
+            let start = request.at ?? last
+            var configuration = SchedulerConfiguration(budget: request.budget)
+            configuration.notBefore = start
+            let prior = snapshot.prior(for: device)
+            let plan = FetchPlanner.plan(model: model, apps: apps, from: start, configuration: configuration, prior: prior)
+            let deviceName = snapshot.deviceNames[device] ?? String(device)
+            for fetch in plan.prefix(request.count) {
+                let appName = snapshot.appNames[Int64(fetch.app)] ?? String(fetch.app)
+                out.append(Prediction(
+                    device: deviceName, app: appName,
+                    fetchAt: Timestamp.format(micros: Int64(fetch.time * 1_000_000), utcOffsetSeconds: model.lastOffset),
+                    fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
+                    newDataProbability: fetch.newDataProbability,
+                    reason: Explanation.reason(for: fetch, device: deviceName, model: model,
+                                               tau: model.configuration.tau, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
+            }
+        }
+        return out
+    }
+}

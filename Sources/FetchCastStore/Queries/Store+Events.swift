@@ -1,0 +1,67 @@
+import FetchCastTrace
+
+/// One stored event with the store's numeric ids.
+public struct StoredEvent: Sendable, Hashable {
+    /// The event's id (insertion order).
+    public var id: Int64
+    /// Microseconds since the Unix epoch, UTC.
+    public var timeMicros: Int64
+    /// UTC offset, seconds.
+    public var utcOffsetSeconds: Int32
+    /// The device id (`devices.id`), `nil` for a publish to every device.
+    public var device: Int64?
+    /// The app id (`apps.id`).
+    public var app: Int64
+    /// What happened.
+    public var kind: EventKind
+    /// The fetch result.
+    public var result: FetchResult?
+    /// Bytes, when known.
+    public var bytes: Int64?
+    /// Duration in ms, when known.
+    public var durationMs: Int64?
+}
+
+extension Store {
+    /// Calls `body` for every event with id greater than `afterID`, in id order (ingest order).
+    /// - Complexity: O(events after `afterID`), streaming.
+    public func scanEvents(afterID: Int64 = 0, _ body: (StoredEvent) throws -> Void) throws {
+        let s = try connection.prepare(
+            "SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms FROM event_log WHERE id > ? ORDER BY id")
+        try s.bind([.integer(afterID)])
+        while try s.step() {
+            try body(StoredEvent(
+                id: s.int(0), timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
+                device: s.optionalInt(3), app: s.int(4), kind: EventKind(rawValue: UInt8(s.int(5))) ?? .launch,
+                result: s.optionalInt(6).flatMap { FetchResult(rawValue: UInt8($0)) }, bytes: s.optionalInt(7),
+                durationMs: s.optionalInt(8)))
+        }
+    }
+
+    /// The highest event id (0 for an empty store).
+    public func lastEventID() throws(StoreError) -> Int64 {
+        try connection.scalarInt("SELECT COALESCE(max(id), 0) FROM event_log")
+    }
+
+    /// Device names by id.
+    public func deviceNames() throws(StoreError) -> [Int64: String] { try names("devices") }
+
+    /// App names by id.
+    public func appNames() throws(StoreError) -> [Int64: String] { try names("apps") }
+
+    private func names(_ table: String) throws(StoreError) -> [Int64: String] {
+        let s = try connection.prepare("SELECT id, name FROM \(table)")
+        var out: [Int64: String] = [:]
+        while try s.step() { out[s.int(0)] = s.text(1) }
+        return out
+    }
+
+    /// Launch counts per (device, app) from the per-file aggregates, without scanning events.
+    public func launchCounts() throws(StoreError) -> [(device: Int64, app: Int64, launches: Int64)] {
+        let s = try connection.prepare(
+            "SELECT device_id, app_id, sum(n) FROM file_counts WHERE kind = 0 AND device_id IS NOT NULL GROUP BY device_id, app_id")
+        var out: [(Int64, Int64, Int64)] = []
+        while try s.step() { out.append((s.int(0), s.int(1), s.int(2))) }
+        return out
+    }
+}

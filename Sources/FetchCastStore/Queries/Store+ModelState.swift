@@ -1,0 +1,44 @@
+extension Store {
+    /// A persisted blob of learned state and the last event id folded into it.
+    public struct ModelStateRecord: Sendable, Hashable {
+        /// The key (e.g. `device:19_F`).
+        public var key: String
+        /// Events with id ≤ this are in the state.
+        public var watermark: Int64
+        /// The encoded state.
+        public var state: [UInt8]
+
+        /// Creates a record.
+        public init(key: String, watermark: Int64, state: [UInt8]) {
+            self.key = key
+            self.watermark = watermark
+            self.state = state
+        }
+    }
+
+    /// The stored state for a key, if any.
+    public func modelState(key: String) throws(StoreError) -> ModelStateRecord? {
+        let s = try connection.prepare("SELECT watermark, state FROM model_state WHERE key = ?")
+        try s.bind([.text(key)])
+        guard try s.step() else { return nil }
+        return ModelStateRecord(key: key, watermark: s.int(0), state: s.blob(1))
+    }
+
+    /// Every stored state whose key starts with `prefix`.
+    public func modelStates(prefix: String) throws(StoreError) -> [ModelStateRecord] {
+        let s = try connection.prepare("SELECT key, watermark, state FROM model_state WHERE substr(key, 1, ?) = ? ORDER BY key")
+        try s.bind([.integer(Int64(prefix.utf8.count)), .text(prefix)])
+        var out: [ModelStateRecord] = []
+        while try s.step() { out.append(ModelStateRecord(key: s.text(0), watermark: s.int(1), state: s.blob(2))) }
+        return out
+    }
+
+    /// Writes states (inside the caller's transaction, or on their own).
+    public func saveModelStates(_ records: [ModelStateRecord]) throws(StoreError) {
+        let s = try connection.prepare("INSERT INTO model_state(key, watermark, state) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET watermark = excluded.watermark, state = excluded.state")
+        for r in records {
+            try s.bind([.text(r.key), .integer(r.watermark), .blob(r.state)])
+            try s.run()
+        }
+    }
+}

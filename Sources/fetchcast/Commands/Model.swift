@@ -1,0 +1,34 @@
+import ArgumentParser
+import FetchCastModel
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTrace
+
+extension FetchCast {
+    struct Model: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what the model learned for a device: hour-of-week session likelihood, quiet hours, co-usage.",
+            discussion: "The grid shades expected session starts per hour (a session is a launch after more than 30 min without one), local time, Monday first.")
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "The device.")
+        var device: String
+
+        @Option(help: "Only this app (default: all apps together).")
+        var app: String?
+
+        func run() throws {
+            let s = try store.open(create: false)
+            var out = FileSink.standardOutput()
+            do {
+                let snapshot = try ModelRepository(store: s).refresh()
+                let view = try ModelView(snapshot: snapshot, device: device, app: app)
+                view.write(to: &out)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            try FetchCast.finish(out)
+        }
+    }
+}

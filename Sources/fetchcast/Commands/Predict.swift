@@ -1,0 +1,82 @@
+import ArgumentParser
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTrace
+
+extension FetchCast {
+    struct Predict: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "When should a device fetch for an app next? Plans the next fetch times from the store.",
+            discussion: """
+                Folds events ingested since the last call into the learned model (kept in the \
+                store), then plans each device's next fetches over the following 24 hours: \
+                at most --budget a local day, at least 15 min apart per app, not before --at, \
+                skipping hours when new content is unlikely, and coalescing nearby fetches. \
+                launch_probability is the chance that a session of the app (a launch after more \
+                than 30 min without one) starts within 30 min after fetch_at.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "Only this device (default: every device).")
+        var device: String?
+
+        @Option(help: "Only this app (default: the device's 5 apps with the most sessions).")
+        var app: String?
+
+        @Option(help: ArgumentHelp("Plan from this time: ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
+        var at: String?
+
+        @Option(help: "Fetches to list per device.")
+        var count: Int = 10
+
+        @Option(help: "Fetches per device per day (the cap is its whole part).")
+        var budget: Double = 24
+
+        @Option(help: "Output format: table, json (JSON Lines) or csv.")
+        var format: TabularFormat = .table
+
+        func validate() throws {
+            if let at, Timestamp.parseArgument(at) == nil {
+                throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
+            }
+            guard count >= 1 else { throw ValidationError("--count must be at least 1.") }
+            guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
+        }
+
+        func run() throws {
+            let s = try store.open(create: false)
+            let predictions: [Prediction]
+            do {
+                let snapshot = try ModelRepository(store: s).refresh()
+                predictions = try Predictor.predict(
+                    PredictionRequest(device: device, app: app, at: at.flatMap(Timestamp.parseArgument), count: count, budget: budget),
+                    snapshot: snapshot)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            var out = FileSink.standardOutput()
+            switch format {
+            case .json:
+                for p in predictions { print(JSON.encode(p), to: &out) }
+            case .csv:
+                out.write("device,app,fetch_at,launch_probability,new_data_probability,reason\n")
+                for p in predictions {
+                    out.write(CSVField.line([p.device, p.app, p.fetchAt, CSVField.fixed(p.launchProbability, decimals: 6),
+                                             CSVField.fixed(p.newDataProbability, decimals: 6), p.reason]))
+                }
+            case .table:
+                let rows = [["device", "app", "fetch_at", "p_launch", "p_new", "reason"]] + predictions.map {
+                    [$0.device, $0.app, $0.fetchAt, CSVField.fixed($0.launchProbability, decimals: 2),
+                     CSVField.fixed($0.newDataProbability, decimals: 2), $0.reason]
+                }
+                TextTable.write(rows, rightAligned: [3, 4], to: &out)
+            }
+            try FetchCast.finish(out)
+        }
+    }
+}
+
+enum TabularFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, csv
+}
