@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel"]),
         .testTarget(
             name: "FetchCastCLITests",
-            dependencies: ["fetchcast", "FetchCastTrace"],
+            dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore"],
             resources: [.copy("Fixtures")]
         ),
     ],

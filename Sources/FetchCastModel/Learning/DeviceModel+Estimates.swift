@@ -134,3 +134,89 @@ extension DeviceModel {
         return Array(out.sorted { ($0.2, $1.0, $1.1) > ($1.2, $0.0, $0.1) }.prefix(limit))
     }
 }
+
+extension DeviceModel {
+    /// P(the next launch of `app` falls in `(start, start + τ]`) given none since its last
+    /// launch, from the app's launch-gap distribution (shrunk toward the device's gaps over all
+    /// apps), modulated by the hour-of-week rate in that window relative to the app's average
+    /// (proportional hazards). `nil` when the app was never launched.
+    public func returnProbability(app: Int32, from start: Double, now: Double, prior: DevicePrior, averageRate: Double? = nil) -> Double? {
+        guard let state = apps[app], let last = state.lastLaunch, start >= last else { return nil }
+        let tau = configuration.tau
+        let f = scale.readFactor(at: now)
+        let pooledTotal = gapsAll.reduce(0, +)
+        let pseudo = 5.0
+        var counts = Array(repeating: 0.0, count: GapBins.count)
+        var total = 0.0
+        for i in 0..<GapBins.count {
+            counts[i] = state.gaps[i] * f + (pooledTotal > 0 ? pseudo * gapsAll[i] / pooledTotal : 0)
+            total += counts[i]
+        }
+        guard total > 0 else { return nil }
+        let delta = start - last
+        let s1 = GapBins.survival(delta, counts: counts, total: total, tau: tau)
+        let s2 = GapBins.survival(delta + tau, counts: counts, total: total, tau: tau)
+        guard s1 > 1e-9 else { return 0 }
+        let p = max(0, min(1, (s1 - s2) / s1))
+        // Time-of-day modulation: the window's rate against the app's average over the week.
+        var windowRate = 0.0
+        HourOfWeek.spread(from: start, to: start + tau, offset: lastOffset) { slot, seconds in
+            windowRate += sessionRate(app: app, slot: slot, now: now, prior: prior) * seconds / tau
+        }
+        let weekRate = averageRate ?? averageSessionRate(app: app, now: now, prior: prior)
+        let m = max(0.05, min(5, windowRate / max(weekRate, 1e-9)))
+        return 1 - pow(1 - min(p, 0.999_999), m)
+    }
+}
+
+extension DeviceModel {
+    /// The app's session rate per hour averaged over the 168 hours of the week.
+    /// - Complexity: O(168); callers on a hot path cache it (it moves slowly).
+    public func averageSessionRate(app: Int32, now: Double, prior: DevicePrior) -> Double {
+        var total = 0.0
+        for slot in 0..<HourOfWeek.count { total += sessionRate(app: app, slot: slot, now: now, prior: prior) }
+        return total / Double(HourOfWeek.count)
+    }
+}
+
+extension DeviceModel {
+    /// P(a session of `app` starts within τ after a launch of another app at `time`), by how
+    /// long ago `app` was last launched, shrunk toward the same bin pooled over all apps; then
+    /// scaled in odds by the lift of the specific trigger app (co-usage) when given.
+    public func responseProbability(app: Int32, at time: Double, after trigger: Int32?, triggerTime: Double, now: Double, prior: DevicePrior, liftWeight: Double = 0.5) -> Double {
+        let tau = configuration.tau
+        let bin = ResponseBins.bin(sinceLast: apps[app]?.lastLaunch.map { triggerTime - $0 }, tau: tau)
+            + ResponseBins.idleOffset(sinceAnyLaunch: previousLaunchAny(before: triggerTime).map { triggerTime - $0 }, tau: tau)
+        let f = scale.readFactor(at: now)
+        var pooledS = 0.0, pooledN = 0.0
+        for (_, r) in responses {
+            pooledS += r.successes[bin]
+            pooledN += r.trials[bin]
+        }
+        let pooled = (pooledS * f + 0.05) / (pooledN * f + 1)
+        let own = responses[app]
+        let s = (own?.successes[bin] ?? 0) * f
+        let n = (own?.trials[bin] ?? 0) * f
+        let m = 10.0
+        var p = (s + m * pooled) / (n + m)
+        if let x = trigger, liftWeight > 0 {
+            let totalS = (own?.successes.reduce(0, +) ?? 0) * f
+            let totalN = (own?.trials.reduce(0, +) ?? 0) * f
+            let anyTrigger = (totalS + 0.5) / (totalN + 5)
+            let pair = coUsageProbability(from: x, to: app, now: now, prior: prior)
+            let lift = max(0.05, min(20, pair / max(anyTrigger, 1e-6)))
+            let odds = p / max(1 - p, 1e-9) * pow(lift, liftWeight)
+            p = odds / (1 + odds)
+        }
+        return max(0, min(1, p))
+    }
+}
+
+extension DeviceModel {
+    /// The latest launch of any app strictly before `time` among those remembered (the last τ).
+    func previousLaunchAny(before time: Double) -> Double? {
+        var best: Double?
+        for r in recent where r.time < time { best = max(best ?? r.time, r.time) }
+        return best
+    }
+}

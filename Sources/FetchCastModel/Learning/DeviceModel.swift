@@ -26,11 +26,19 @@ public struct DeviceModel: Sendable, Codable {
     var exposure: [Double]
     /// Scaled session starts of every app together, by hour of week.
     var sessionsAll: [Double]
+    /// Scaled launch-to-next-launch gaps of every app together, by ``GapBins`` bin.
+    var gapsAll: [Double] = Array(repeating: 0, count: GapBins.count)
     var apps: [Int32: AppState] = [:]
     var triggerTrials: [Int32: Double] = [:]
     var pairSuccesses: [UInt64: Double] = [:]
     var recent: [RecentLaunch] = []
     var content: [Int32: ContentState] = [:]
+    /// Per app: after a launch of *another* app, did a session of this app start within τ?
+    /// By how long ago this app was last launched (``ResponseBins``).
+    var responses: [Int32: ResponseStats] = [:]
+    var pendingTrials: [Int32: [PendingTrial]] = [:]
+    /// The last launch of any app.
+    var lastLaunchAny: Double?
     /// The last event time seen.
     public private(set) var lastEventTime: Double?
     /// The device's UTC offset at its last event.
@@ -47,11 +55,24 @@ public struct DeviceModel: Sendable, Codable {
         var launchTotal: Double = 0
         var lastLaunch: Double?
         var lastRefresh: Double?
+        /// Scaled counts of the gaps between consecutive launches, by ``GapBins`` bin.
+        var gaps: [Double] = Array(repeating: 0, count: GapBins.count)
     }
 
     struct RecentLaunch: Sendable, Codable {
         var time: Double
         var app: Int32
+        var weight: Double
+    }
+
+    struct ResponseStats: Sendable, Codable {
+        var trials: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
+        var successes: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
+    }
+
+    struct PendingTrial: Sendable, Codable {
+        var time: Double
+        var bin: Int
         var weight: Double
     }
 
@@ -105,6 +126,30 @@ public struct DeviceModel: Sendable, Codable {
                 for r in recent where r.app != event.app && t - r.time <= tau && t - r.time >= Self.triggerDelay {
                     pairSuccesses[Self.pairKey(r.app, event.app), default: 0] += r.weight
                 }
+                if let pending = pendingTrials[event.app] {
+                    var stats = responses[event.app] ?? ResponseStats()
+                    for trial in pending where t - trial.time <= tau && t - trial.time >= Self.triggerDelay {
+                        stats.successes[trial.bin] += trial.weight
+                    }
+                    responses[event.app] = stats
+                }
+            }
+            pendingTrials[event.app] = nil
+            // This launch is a trial for every other app: will its session start within τ?
+            let idle = ResponseBins.idleOffset(sinceAnyLaunch: lastLaunchAny.map { t - $0 }, tau: tau)
+            lastLaunchAny = t
+            for (other, otherState) in apps where other != event.app {
+                let bin = ResponseBins.bin(sinceLast: otherState.lastLaunch.map { t - $0 }, tau: tau) + idle
+                responses[other, default: ResponseStats()].trials[bin] += w
+                var list = pendingTrials[other] ?? []
+                list.removeAll { t - $0.time > tau }
+                list.append(PendingTrial(time: t, bin: bin, weight: w))
+                pendingTrials[other] = list
+            }
+            if let last = state.lastLaunch, t >= last {
+                let bin = GapBins.bin(t - last, tau: tau)
+                state.gaps[bin] += w
+                gapsAll[bin] += w
             }
             state.launchTotal += w
             state.lastLaunch = t
@@ -167,8 +212,17 @@ public struct DeviceModel: Sendable, Codable {
             apps[key]!.sessions = apps[key]!.sessions.map { $0 * f }
             apps[key]!.sessionTotal *= f
             apps[key]!.launchTotal *= f
+            apps[key]!.gaps = apps[key]!.gaps.map { $0 * f }
         }
+        gapsAll = gapsAll.map { $0 * f }
         for key in triggerTrials.keys { triggerTrials[key]! *= f }
+        for key in responses.keys {
+            responses[key]!.trials = responses[key]!.trials.map { $0 * f }
+            responses[key]!.successes = responses[key]!.successes.map { $0 * f }
+        }
+        for key in pendingTrials.keys {
+            pendingTrials[key] = pendingTrials[key]!.map { PendingTrial(time: $0.time, bin: $0.bin, weight: $0.weight * f) }
+        }
         for key in pairSuccesses.keys { pairSuccesses[key]! *= f }
         for i in recent.indices { recent[i].weight *= f }
         for key in content.keys {

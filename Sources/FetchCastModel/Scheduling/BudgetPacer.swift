@@ -49,16 +49,27 @@ public struct BudgetPacer: Sendable, Codable {
     }
 
     /// The value a fetch must reach at local hour `hour` when `remaining` fetches are left today.
+    ///
+    /// The expected rest-of-day counts are scaled by how busy today has been so far against a
+    /// usual day up to the same hour (between 0.5× and 3×): heavy days raise the bar early.
     public func threshold(hour: Int, remaining: Int, floor: Double) -> Double {
         guard remaining > 0 else { return .infinity }
         guard days > 0.5 else { return floor }
+        var usualSoFar = 0.0, todaySoFar = 0.0
+        for i in 0..<((hour + 1) * Self.bins) {
+            usualSoFar += histogram[i]
+            todaySoFar += today[i]
+        }
+        usualSoFar /= days
+        let busy = usualSoFar > 1 ? max(0.5, min(3, todaySoFar / usualSoFar)) : 1
         var expected = 0.0
         var b = Self.bins - 1
         while b >= 0 {
             var inBin = 0.0
             for h in hour..<24 { inBin += histogram[h * Self.bins + b] }
-            if expected + inBin / days > Double(remaining) { break }
-            expected += inBin / days
+            inBin *= busy / days
+            if expected + inBin > Double(remaining) { break }
+            expected += inBin
             b -= 1
         }
         // b is the first bin that would overspend: the bar sits at its upper edge.

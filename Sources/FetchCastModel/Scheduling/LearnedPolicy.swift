@@ -5,14 +5,16 @@ import Foundation
 /// (through ``FetchPlanner``) and plays `learned` in `fetchcast evaluate`.
 ///
 /// At every decision point — one second after each launch (the radio is awake and the next app
-/// is often predictable), every ``SchedulerConfiguration/checkInterval``, and retries after a
-/// failure — it values fetching each fetch-enabled app now as
+/// is often predictable), when an app's cache goes stale (τ after its last refresh), every
+/// ``SchedulerConfiguration/checkInterval`` when set, and retries after a failure — it values
+/// fetching each fetch-enabled app now as
 ///
 ///     value = P(a session of the app starts within τ) × P(the fetch finds new data)
 ///             × (share of the τ window not already fresh)
 ///
-/// where the session chance is the larger of the co-usage chance after the launches of the
-/// last τ and the hour-of-week chance. It fetches the apps whose value clears the
+/// where the session chance is, right after a launch, the learned response to launches
+/// (``DeviceModel/responseProbability(app:at:after:triggerTime:now:prior:liftWeight:)``), and
+/// otherwise the return chance from the app's launch gaps modulated by the hour-of-week rate. It fetches the apps whose value clears the
 /// ``BudgetPacer`` bar (best first, at most ⌊budget⌋ a local day, never the same app within
 /// the minimum interval), and lets apps worth at least half the bar join the same wakeup.
 public struct LearnedPolicy: FetchPolicy, Sendable {
@@ -30,6 +32,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var triggers: [(time: Double, app: Int32)] = []
     var nextCheck: Double?
     var retries: [Int32: (at: Double, failures: Int)] = [:]
+    /// When each app's cache goes stale (last refresh + τ): a natural moment to look again.
+    var expiries: [Int32: Double] = [:]
+    var averageRates: [Int32: (at: Double, rate: Double)] = [:]
 
     /// Creates a policy.
     /// - Parameters:
@@ -57,6 +62,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     public var nextWakeup: Double? {
         var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
         for (_, r) in retries { next = min(next ?? r.at, r.at) }
+        for (_, e) in expiries { next = min(next ?? e, e) }
         if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
         return next
     }
@@ -67,8 +73,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let t = event.time
         triggers.removeAll { t - $0.time > model.configuration.tau }
         triggers.append((t, event.app))
+        if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
-        if nextCheck == nil { nextCheck = t + configuration.checkInterval }
+        if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
     }
 
     public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
@@ -80,26 +87,38 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         } else {
             model.noteRefresh(app: app, at: time)
             retries[app] = nil
+            expiries[app] = time + model.configuration.tau
         }
     }
 
     /// The value of fetching `app` at `t`, and why.
-    func value(of app: Int32, at t: Double) -> (value: Double, session: Double, newData: Double, reason: FetchReason) {
+    mutating func averageRate(of app: Int32, at t: Double) -> Double {
+        if let cached = averageRates[app], t - cached.at < 6 * 3600 { return cached.rate }
+        let rate = model.averageSessionRate(app: app, now: t, prior: prior)
+        averageRates[app] = (t, rate)
+        return rate
+    }
+
+    mutating func value(of app: Int32, at t: Double) -> (value: Double, session: Double, newData: Double, reason: FetchReason) {
         let tau = model.configuration.tau
         let refreshed = model.lastRefresh(of: app) ?? -.infinity
         let coveredUntil = refreshed + tau
         let windowStart = max(t, coveredUntil)
         let uncovered = max(0, t + tau - windowStart) / tau
         if uncovered <= 0 { return (0, 0, 0, .likelyLaunch(probability: 0)) }
-        let timeChance = model.sessionProbability(app: app, from: t, to: t + tau, now: t, prior: prior)
+        let average = averageRate(of: app, at: t)
+        let timeChance = model.returnProbability(app: app, from: t, now: t, prior: prior, averageRate: average)
+            ?? model.sessionProbability(app: app, from: t, to: t + tau, now: t, prior: prior)
         var best = timeChance
         var reason = FetchReason.likelyLaunch(probability: timeChance)
-        for trigger in triggers where trigger.app != app && t - trigger.time <= tau {
-            let p = model.coUsageProbability(from: trigger.app, to: app, now: t, prior: prior)
-            if p > best {
-                best = p
-                reason = .coUsage(after: trigger.app, probability: p)
-            }
+        // Right after a launch of another app, the learned response to such a moment replaces
+        // the time-based chance: it already conditions on this app's time since last use and
+        // on whether the launch starts a burst of use, and the trigger app's lift says more.
+        if let trigger = triggers.last, trigger.app != app, t - trigger.time <= 2 * DeviceModel.triggerDelay {
+            best = model.responseProbability(
+                app: app, at: t, after: trigger.app, triggerTime: trigger.time, now: t, prior: prior,
+                liftWeight: configuration.coUsageLiftWeight)
+            reason = .coUsage(after: trigger.app, probability: best)
         }
         let newData = model.newDataProbability(app: app, at: t, since: model.lastRefresh(of: app), now: t)
         return (best * newData * uncovered, best, newData, reason)
@@ -110,7 +129,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
             let last = model.lastEventTime ?? t
-            nextCheck = t - last < 86_400 ? t + configuration.checkInterval : nil
+            nextCheck = t - last < 86_400 ? configuration.checkInterval.map { t + $0 } : nil
         }
         let offset = model.lastOffset
         let today = LocalTime.day(time: t, utcOffsetSeconds: offset)
@@ -119,6 +138,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             fetchesToday = 0
             pacer.startDay(today)
         }
+        for (app, e) in expiries where e <= t { expiries[app] = nil }
         let dueRetries = retries.filter { $0.value.at <= t }.map(\.key)
         for app in dueRetries { retries[app]!.at = .infinity }
         let remaining = configuration.dailyCap - fetchesToday

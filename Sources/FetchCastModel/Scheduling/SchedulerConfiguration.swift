@@ -6,8 +6,12 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     public var minimumInterval: Double = 900
     /// No fetch before this instant (Unix seconds), like `earliestBeginDate`.
     public var notBefore: Double?
-    /// How often the policy looks ahead without a launch to react to, seconds.
-    public var checkInterval: Double = 900
+    /// How often the policy looks ahead without a launch or an expiry to react to, seconds;
+    /// `nil` (the default): only at launches, expiries and retries. Periodic looks spent the
+    /// budget on low-value moments on the tuning users (docs/model.md).
+    public var checkInterval: Double?
+    /// Exponent on the trigger app's co-usage lift (odds scale) after a launch.
+    public var coUsageLiftWeight: Double = 1
     /// The least chance that a fetch makes a session fresh for it to be worth a radio wakeup.
     public var minimumValue: Double = 0.05
     /// A fetch joins a wakeup that is happening anyway when its value is at least this fraction

@@ -35,6 +35,9 @@ public final class Store {
         }
         connection = try Connection(path: path, create: create)
         connection.setBusyTimeout(milliseconds: 600_000)
+        // Before switching to WAL (which rewrites the file header): a database that is not a
+        // FetchCast store must be refused untouched.
+        try Store.refuseForeignDatabase(connection, path: path)
         try Store.enableWAL(connection, path: path)
         try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;")
         let version = try connection.scalarInt("PRAGMA user_version")
@@ -43,6 +46,22 @@ public final class Store {
         }
         if version < Schema.currentVersion {
             try Store.migrate(connection, path: path)
+        }
+    }
+
+    /// Throws when the file is not an SQLite database, or is one with tables but no FetchCast
+    /// schema version. Reads only.
+    private static func refuseForeignDatabase(_ c: Connection, path: String) throws(StoreError) {
+        do throws(StoreError) {
+            let version = try c.scalarInt("PRAGMA user_version")
+            if version == 0, try c.scalarInt("SELECT count(*) FROM sqlite_master") > 0 {
+                throw StoreError(path: path, message: "the database has tables but is not a FetchCast store; pass another --db")
+            }
+        } catch {
+            if let code = error.code, code & 0xff == 26 {
+                throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: code)
+            }
+            throw error
         }
     }
 

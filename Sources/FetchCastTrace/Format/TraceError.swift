@@ -61,7 +61,8 @@ extension TraceError.Problem {
         case .notUTF8:
             return "the line is not valid UTF-8 (expected UTF-8 text; re-encode the file)"
         case .lineTooLong(let limit):
-            return "the line is longer than \(limit / (1 << 20)) MiB (expected one event per line; is this a trace file?)"
+            let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+            return "the line is longer than \(size) (expected one event per line; is this a trace file?)"
         case .missingColumn(let name):
             return "the header has no '\(name)' column (expected the columns time,device,app,event and optionally result,bytes,duration_ms)"
         case .unknownColumn(let name):

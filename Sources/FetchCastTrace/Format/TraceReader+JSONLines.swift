@@ -11,8 +11,9 @@ extension TraceReader {
         @inline(__always) func skipSpace() {
             while i < n, r[i] == 0x20 || r[i] == 0x09 || r[i] == 0x0D { i += 1 }
         }
-        func fail(_ detail: String) -> RowProblem {
-            RowProblem(column: min(i, n) + 1, problem: .badJSON(detail))
+        /// A problem at the current byte, or at `offset` (0-based) when given.
+        func fail(_ detail: String, at offset: Int? = nil) -> RowProblem {
+            RowProblem(column: (offset ?? min(i, n)) + 1, problem: .badJSON(detail))
         }
         func string() throws(RowProblem) -> (UnsafeRawPointer, Int) {
             // r[i] is the opening quote.
@@ -38,6 +39,8 @@ extension TraceReader {
                 if b == 0x5C {
                     guard i + 1 < n else { break }
                     let e = r[i + 1]
+                    // Escape problems point at the backslash that starts the escape.
+                    let escapeStart = i
                     i += 2
                     var scalar: UInt32
                     switch e {
@@ -50,18 +53,20 @@ extension TraceReader {
                     case UInt8(ascii: "r"): scalar = 0x0D
                     case UInt8(ascii: "t"): scalar = 0x09
                     case UInt8(ascii: "u"):
-                        scalar = try hex4()
+                        scalar = try hex4(escapeStart)
                         if scalar >= 0xD800 && scalar < 0xDC00 {
-                            guard i + 1 < n, r[i] == 0x5C, r[i + 1] == UInt8(ascii: "u") else { throw fail("a lone UTF-16 surrogate in a string") }
+                            guard i + 1 < n, r[i] == 0x5C, r[i + 1] == UInt8(ascii: "u") else {
+                                throw fail("a lone UTF-16 surrogate in a string", at: escapeStart)
+                            }
                             i += 2
-                            let low = try hex4()
-                            guard low >= 0xDC00 && low < 0xE000 else { throw fail("a lone UTF-16 surrogate in a string") }
+                            let low = try hex4(escapeStart)
+                            guard low >= 0xDC00 && low < 0xE000 else { throw fail("a lone UTF-16 surrogate in a string", at: escapeStart) }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else if scalar >= 0xDC00 && scalar < 0xE000 {
-                            throw fail("a lone UTF-16 surrogate in a string")
+                            throw fail("a lone UTF-16 surrogate in a string", at: escapeStart)
                         }
                     default:
-                        throw fail("an unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string")
+                        throw fail("an unknown escape '\\\(Character(Unicode.Scalar(e)))' in a string", at: escapeStart)
                     }
                     for byte in Unicode.UTF8.encode(Unicode.Scalar(scalar)!)! {
                         out.storeBytes(of: byte, toByteOffset: k, as: UInt8.self)
@@ -75,8 +80,8 @@ extension TraceReader {
             }
             throw fail("a string is never closed")
         }
-        func hex4() throws(RowProblem) -> UInt32 {
-            guard i + 4 <= n else { throw fail("a \\u escape needs four hex digits") }
+        func hex4(_ escapeStart: Int) throws(RowProblem) -> UInt32 {
+            guard i + 4 <= n else { throw fail("a \\u escape needs four hex digits", at: escapeStart) }
             var v: UInt32 = 0
             for _ in 0..<4 {
                 let c = r[i]
@@ -85,7 +90,7 @@ extension TraceReader {
                 case 0x30...0x39: d = UInt32(c - 0x30)
                 case 0x41...0x46: d = UInt32(c - 0x41 + 10)
                 case 0x61...0x66: d = UInt32(c - 0x61 + 10)
-                default: throw fail("a \\u escape needs four hex digits")
+                default: throw fail("a \\u escape needs four hex digits", at: escapeStart)
                 }
                 v = v << 4 | d
                 i += 1
@@ -121,7 +126,8 @@ extension TraceReader {
                 let c = r[i]
                 if c == 0x22 {
                     let (vp, vn) = try string()
-                    fields.set(column, vp, vn, column: valueColumn)
+                    // Point at the first byte inside the quotes, as CSV does for quoted fields.
+                    fields.set(column, vp, vn, column: valueColumn + 1)
                 } else if c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39) {
                     let begin = i
                     while i < n, r[i] != UInt8(ascii: ","), r[i] != UInt8(ascii: "}"), r[i] != 0x20 { i += 1 }

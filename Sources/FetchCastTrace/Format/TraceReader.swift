@@ -110,7 +110,9 @@ public final class TraceReader {
                             throw error(.lineTooLong(limit: options.maxLineBytes), line: line, column: 1)
                         }
                         if try !fill() {
-                            throw error(.unterminatedQuote, line: line, column: 1)
+                            // The input ends inside this record: it is the last one, without a
+                            // final line break (or its quote is never closed).
+                            return try lastRecord()
                         }
                         scanFrom = start
                         continue
@@ -134,41 +136,76 @@ public final class TraceReader {
             let startBefore = start
             if try !fill() {
                 // Last line without a line break.
-                if end > start {
-                    if format == .csv, memchr(buffer + start, 0x22, end - start) != nil,
-                       case .needMore = scanQuoted(from: start) {
-                        throw error(.unterminatedQuote, line: line, column: 1)
-                    }
-                    let recordStart = start
-                    var contentEnd = end
-                    if buffer.load(fromByteOffset: contentEnd - 1, as: UInt8.self) == 0x0D { contentEnd -= 1 }
-                    start = end
-                    let recordLine = line
-                    line += 1
-                    return (UnsafeRawBufferPointer(start: buffer + recordStart, count: contentEnd - recordStart), recordLine)
-                }
-                return nil
+                return try lastRecord()
             }
             scanFrom -= (startBefore - start)
         }
     }
 
-    private enum QuotedScan { case complete(Int, Int64), needMore }
+    /// The rest of the input as the last record, which has no final line break; `nil` when
+    /// nothing is left.
+    private func lastRecord() throws(TraceError) -> (UnsafeRawBufferPointer, Int64)? {
+        guard end > start else { return nil }
+        var extraLines: Int64 = 0
+        if format == .csv, memchr(buffer + start, 0x22, end - start) != nil,
+           case .needMore(let lines, let openQuote) = scanQuoted(from: start) {
+            if let openQuote {
+                throw error(.unterminatedQuote, line: line, column: openQuote - start + 1)
+            }
+            extraLines = lines
+        }
+        let recordStart = start
+        var contentEnd = end
+        if buffer.load(fromByteOffset: contentEnd - 1, as: UInt8.self) == 0x0D { contentEnd -= 1 }
+        if contentEnd - recordStart > options.maxLineBytes {
+            throw error(.lineTooLong(limit: options.maxLineBytes), line: line, column: 1)
+        }
+        start = end
+        let recordLine = line
+        line += 1 + extraLines
+        return (UnsafeRawBufferPointer(start: buffer + recordStart, count: contentEnd - recordStart), recordLine)
+    }
 
+    /// Where a quote-aware scan stopped: at the record's line break (its index and the line
+    /// breaks inside quotes before it), or at the end of the buffered input (the line breaks
+    /// inside quotes so far, and the index of the quote still open, if any).
+    private enum QuotedScan { case complete(Int, Int64), needMore(lines: Int64, openQuote: Int?) }
+
+    /// Finds where a record that holds a quote ends. Quotes follow the same rules as
+    /// `splitCSV`: a quote opens a quoted field only at the start of a field, `""` inside a
+    /// quoted field is one quote, and a quote inside an unquoted field is a literal character
+    /// (so one stray quote cannot swallow the lines after it).
     private func scanQuoted(from s: Int) -> QuotedScan {
         var inQuotes = false
+        var atFieldStart = true
+        var justClosed = false
+        var openedAt = s
         var lines: Int64 = 0
         var i = s
         while i < end {
             let b = buffer.load(fromByteOffset: i, as: UInt8.self)
-            if b == 0x22 { inQuotes.toggle() }
-            else if b == 0x0A {
-                if !inQuotes { return .complete(i, lines) }
-                lines += 1
+            if b == 0x22 {
+                if inQuotes {
+                    inQuotes = false
+                    justClosed = true
+                } else if atFieldStart || justClosed {
+                    // A field's opening quote, or the second quote of a doubled one.
+                    if atFieldStart { openedAt = i }
+                    inQuotes = true
+                    justClosed = false
+                }
+                atFieldStart = false
+            } else {
+                justClosed = false
+                if b == 0x0A {
+                    if !inQuotes { return .complete(i, lines) }
+                    lines += 1
+                }
+                atFieldStart = !inQuotes && b == 0x2C
             }
             i += 1
         }
-        return .needMore
+        return .needMore(lines: lines, openQuote: inQuotes ? openedAt : nil)
     }
 
     @inline(__always)
@@ -319,6 +356,7 @@ public final class TraceReader {
             let fieldStart = i
             var valueStart: UnsafeRawPointer = base + i
             var valueCount = 0
+            var valueColumn = fieldStart + 1
             if i < n && r[i] == 0x22 {
                 // Quoted field: unescape into scratch.
                 let out = scratch + scratchUsed
@@ -345,13 +383,14 @@ public final class TraceReader {
                 }
                 valueStart = UnsafeRawPointer(out)
                 valueCount = k
+                valueColumn = fieldStart + 2  // the first byte inside the quotes
                 scratchUsed += k
             } else {
                 while i < n && r[i] != 0x2C { i += 1 }
                 valueCount = i - fieldStart
             }
             if index < expected {
-                fields.set(columns[index], valueStart, valueCount, column: fieldStart + 1)
+                fields.set(columns[index], valueStart, valueCount, column: valueColumn)
             }
             index += 1
             if i >= n { break }

@@ -142,7 +142,7 @@ public enum Timestamp {
                 om = try digits(b, next, 2, "offset minutes")
                 next += 2
             }
-            guard oh <= 18 && om < 60 else {
+            guard om < 60 && oh * 60 + om <= 18 * 60 else {
                 throw Failure(offset: i, problem: "UTC offset in '\(text(b))' is out of range", expected: "an offset between -18:00 and +18:00")
             }
             offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (oh * 3600 + om * 60)
@@ -163,12 +163,17 @@ public enum Timestamp {
         if text == "Z" || text == "z" || text == "0" { return 0 }
         let u = Array(text.utf8)
         guard u.count >= 3, u[0] == UInt8(ascii: "+") || u[0] == UInt8(ascii: "-") else { return nil }
-        let rest = u.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        // Exactly ±HH, ±HHMM or ±HH:MM: a colon only between hours and minutes.
+        var rest = Array(u.dropFirst())
+        if rest.count == 5 {
+            guard rest[2] == UInt8(ascii: ":") else { return nil }
+            rest.remove(at: 2)
+        }
         guard rest.count == 2 || rest.count == 4, rest.allSatisfy({ $0 &- 48 < 10 }) else { return nil }
         let d = rest.map { Int($0 - 48) }
         let h = d[0] * 10 + d[1]
         let m = rest.count == 4 ? d[2] * 10 + d[3] : 0
-        guard h <= 18, m < 60 else { return nil }
+        guard m < 60, h * 60 + m <= 18 * 60 else { return nil }
         return Int32((u[0] == UInt8(ascii: "-") ? -1 : 1) * (h * 3600 + m * 60))
     }
 

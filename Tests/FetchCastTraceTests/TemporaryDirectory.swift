@@ -1,0 +1,106 @@
+import Foundation
+import FetchCastTrace
+
+/// A fresh directory under the system temporary directory, removed when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("fetchcast-trace-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        path = url.path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Writes bytes to a file in the directory and returns its path.
+    @discardableResult
+    func write(_ name: String, bytes: [UInt8]) throws -> String {
+        let file = path + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        return file
+    }
+
+    /// Writes UTF-8 text to a file in the directory and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, bytes: Array(text.utf8))
+    }
+
+    /// Writes text gzip-compressed with the package's own encoder and returns the path.
+    @discardableResult
+    func writeGzip(_ name: String, _ text: String) throws -> String {
+        let file = path + "/" + name
+        let sink = try GzipSink(path: file)
+        sink.write(text)
+        guard sink.finish() else { throw CocoaError(.fileWriteUnknown) }
+        return file
+    }
+
+    /// Gzip-compresses bytes with `/bin/gzip -c` (an independent encoder).
+    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c", "-n"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // Small inputs only: write, close, then read.
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Array(data)
+    }
+}
+
+/// Everything a reader produced from one file.
+struct ReadTrace {
+    var events: [TraceEvent]
+    var lines: [Int64]
+    var format: TraceFormat?
+    var isGzip: Bool
+    var sha256: String?
+}
+
+/// Reads a whole trace file with a fresh symbol table.
+func readTrace(_ path: String, options: TraceOptions = TraceOptions()) throws(TraceError) -> ReadTrace {
+    let symbols = SymbolTable()
+    let reader = try TraceReader(path: path, symbols: symbols, options: options)
+    var batch: [EncodedEvent] = []
+    while try reader.next(into: &batch, maxCount: 3) {}
+    return ReadTrace(
+        events: batch.map { TraceEvent($0, symbols: symbols) }, lines: batch.map(\.line),
+        format: reader.format, isGzip: reader.isGzip, sha256: reader.sha256)
+}
+
+/// Reads a trace written to a temporary file from text.
+func readTrace(text: String, name: String = "t.csv", options: TraceOptions = TraceOptions()) throws -> ReadTrace {
+    let dir = try TemporaryDirectory()
+    return try readTrace(try dir.write(name, text), options: options)
+}
+
+/// The error reading a trace throws, or `nil` when it reads cleanly.
+func traceError(_ path: String, options: TraceOptions = TraceOptions()) -> TraceError? {
+    do {
+        _ = try readTrace(path, options: options)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The error reading a trace written from bytes throws.
+func traceError(bytes: [UInt8], name: String = "t.csv", options: TraceOptions = TraceOptions()) throws -> TraceError? {
+    let dir = try TemporaryDirectory()
+    return traceError(try dir.write(name, bytes: bytes), options: options)
+}
+
+/// The error reading a trace written from text throws.
+func traceError(text: String, name: String = "t.csv", options: TraceOptions = TraceOptions()) throws -> TraceError? {
+    try traceError(bytes: Array(text.utf8), name: name, options: options)
+}
