@@ -91,23 +91,33 @@ extension DeviceModel {
         HourOfWeek.spread(from: since, to: time, offset: lastOffset) { slot, seconds in
             let events = smoothedContent(c.events, slot) * f
             let hours = smoothedContent(c.exposure, slot) * f / 3600
-            expected += (events + 0.05) / (hours + 0.1) * seconds / 3600
+            expected += (events + Self.contentPriorEvents) / (hours + Self.contentPriorHours) * seconds / 3600
         }
         return 1 - exp(-expected)
     }
 
-    /// Content rates are smoothed over neighbouring hours only: publication schedules are sharp.
+    /// Content rates are pooled with the same hour on the other six days but not smoothed
+    /// across hours: publication schedules are sharp (a desk that stops at 23:00 publishes
+    /// nothing at 23:30), and fetch-result evidence is already spread over its interval.
     @inline(__always)
     private func smoothedContent(_ a: [Double], _ s: Int) -> Double {
-        a[s] + 0.25 * (a[(s + 167) % 168] + a[(s + 1) % 168])
+        let hour = s % 24, day = s / 24
+        var others = 0.0
+        for d in 0..<7 where d != day { others += a[d * 24 + hour] }
+        return a[s] + others / 6
     }
+
+    /// The content rate's prior: 0.01 new items per 0.5 pseudo-hours (0.02 per hour), weak
+    /// enough that a few days of a feed's silence at night make night fetches pointless.
+    static let contentPriorEvents = 0.01
+    static let contentPriorHours = 0.5
 
     /// New content per hour for an app by hour of week (nil without content evidence).
     public func contentRates(app: Int32, now: Double) -> [Double]? {
         guard let c = content[app], c.fromPublishes || c.newData + c.noData >= 3 else { return nil }
         let f = scale.readFactor(at: now)
         return (0..<HourOfWeek.count).map { s in
-            (smoothedContent(c.events, s) * f + 0.05) / (smoothedContent(c.exposure, s) * f / 3600 + 0.1)
+            (smoothedContent(c.events, s) * f + Self.contentPriorEvents) / (smoothedContent(c.exposure, s) * f / 3600 + Self.contentPriorHours)
         }
     }
 

@@ -1,0 +1,49 @@
+import FetchCastModel
+import FetchCastTrace
+import Testing
+
+struct FetchPlannerTests {
+    func learnedModel(seed: UInt64) -> DeviceModel {
+        var model = DeviceModel()
+        for e in habitTrace(seed: seed) { model.observe(e) }
+        return model
+    }
+
+    @Test(arguments: [1 as UInt64, 2, 3])
+    func keepsBudgetSpacingAndNotBefore(seed: UInt64) {
+        let model = learnedModel(seed: seed)
+        let start = model.lastEventTime! + 3600
+        var configuration = SchedulerConfiguration(budget: 5)
+        configuration.notBefore = start + 7200
+        let plan = FetchPlanner.plan(model: model, apps: [0, 1, 2, 3, 4, 5], from: start, horizon: 3 * 86_400,
+                                     configuration: configuration, prior: .none)
+        #expect(!plan.isEmpty)
+        #expect(plan.allSatisfy { $0.time >= start + 7200 })
+        #expect(plan.allSatisfy { (0...1).contains($0.launchProbability) && (0...1).contains($0.newDataProbability) })
+        var perDay: [Int: Int] = [:]
+        for f in plan { perDay[LocalTime.day(time: f.time, utcOffsetSeconds: model.lastOffset), default: 0] += 1 }
+        #expect(perDay.values.allSatisfy { $0 <= 5 })
+        #expect(zip(plan, plan.dropFirst()).allSatisfy { $0.time <= $1.time }, "in time order")
+        for app in Int32(0)..<6 {
+            let times = plan.filter { $0.app == app }.map(\.time)
+            #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 900 })
+        }
+    }
+
+    @Test func plansAheadOfTheHabitualHour() {
+        // App 1 opened every day at 09:00 UTC, nothing else: the plan for tomorrow fetches it
+        // shortly before or at 09:00.
+        var model = DeviceModel()
+        let start = 1_700_006_400.0
+        for day in 0..<21 {
+            let d = start + Double(day) * 86_400
+            model.observe(DeviceEvent(time: d + 9 * 3600 + 120, app: 1, kind: .launch))
+            model.observe(DeviceEvent(time: d + 20 * 3600, app: 2, kind: .launch))
+        }
+        let from = start + 21 * 86_400
+        let plan = FetchPlanner.plan(model: model, apps: [1], from: from, configuration: SchedulerConfiguration(budget: 1), prior: .none)
+        #expect(plan.count == 1)
+        let hour = (plan[0].time - from) / 3600
+        #expect(hour > 8 && hour <= 9.05, "planned at \(hour) h")
+    }
+}
