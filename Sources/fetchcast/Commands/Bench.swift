@@ -17,13 +17,19 @@ extension FetchCast {
                 `fetchcast ingest` of the same file (process start included). Prints the \
                 speed-up (sqlite3 time / fetchcast time; above 1 is faster) and fetchcast's peak \
                 memory per size, which should stay flat as the file grows.
+                replay: generates a multi-million-row synthetic gzip trace and times `zcat trace > \
+                /dev/null` against `fetchcast evaluate trace --policies interval` (budgets 12 and \
+                24, all cores). Prints fetchcast's speed as a fraction of zcat's (target: at least \
+                0.5) and its peak memory.
                 """)
 
-        @Argument(help: "What to measure: ingest.")
+        @Argument(help: "What to measure: ingest or replay.")
         var target: String = "ingest"
 
-        @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated.", valueName: "n,n"))
-        var rows: String = "500000,2000000"
+        @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
+        var rows: String?
+
+        var sizeList: String { rows ?? (target == "replay" ? "3000000" : "500000,2000000") }
 
         @Option(help: "Runs per size; the fastest pair is reported.")
         var repeats: Int = 3
@@ -32,8 +38,10 @@ extension FetchCast {
         var workDir: String?
 
         func validate() throws {
-            guard target == "ingest" else { throw ValidationError("unknown benchmark '\(target)'; expected ingest.") }
-            guard rows.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
+            guard target == "ingest" || target == "replay" else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest or replay.")
+            }
+            guard sizeList.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ValidationError("--rows takes positive whole numbers separated by commas, e.g. 500000,2000000.")
             }
             guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1.") }
@@ -49,7 +57,12 @@ extension FetchCast {
             } else {
                 mkdir(dir, 0o755)
             }
-            let sizes = rows.split(separator: ",").compactMap { Int($0) }
+            let sizes = sizeList.split(separator: ",").compactMap { Int($0) }
+            if target == "replay" {
+                try runReplay(sizes: sizes, directory: dir, log: &err)
+                if workDir == nil { rmdir(dir) }
+                return
+            }
             let results: [IngestBenchmark.Row]
             do {
                 results = try IngestBenchmark.run(
@@ -68,6 +81,27 @@ extension FetchCast {
                      CSVField.fixed(Double(r.fetchcast.maxRSSKiB) / 1024, decimals: 1)]
                 }
             TextTable.write(table, rightAligned: Set(0..<8), to: &out)
+            try FetchCast.finish(out)
+        }
+
+        private func runReplay(sizes: [Int], directory: String, log: inout FileSink) throws {
+            let results: [ReplayBenchmark.Row]
+            do {
+                results = try ReplayBenchmark.run(
+                    sizes: sizes, directory: directory, executable: ChildProcess.currentExecutablePath, repeats: repeats, log: &log)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            var out = FileSink.standardOutput()
+            let table = [["rows", "gz_MiB", "zcat_s", "fetchcast_evaluate_s", "speed_vs_zcat", "fetchcast_Mevents_s", "fetchcast_peak_MiB"]]
+                + results.map { r in
+                    [String(r.rows), CSVField.fixed(Double(r.traceBytes) / 1_048_576, decimals: 1),
+                     CSVField.fixed(r.zcat.seconds, decimals: 3), CSVField.fixed(r.fetchcast.seconds, decimals: 3),
+                     CSVField.fixed(r.speedVsZcat, decimals: 2) + "x",
+                     CSVField.fixed(Double(r.rows) / r.fetchcast.seconds / 1e6, decimals: 2),
+                     CSVField.fixed(Double(r.fetchcast.maxRSSKiB) / 1024, decimals: 1)]
+                }
+            TextTable.write(table, rightAligned: Set(0..<7), to: &out)
             try FetchCast.finish(out)
         }
     }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Runs independent per-device jobs on a fixed number of threads; each result lands in its own
+/// slot, so the outcome does not depend on scheduling.
+enum DevicePool {
+    /// Calls `body(i)` for every `i` in `order` (the order jobs are started in) on `threads`
+    /// threads; returns the results indexed by `i`.
+    static func map<T>(count: Int, order: [Int], threads: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        let slots = Slots<T>(count: count)
+        if threads <= 1 || count <= 1 {
+            for i in order { slots.set(i, body(i)) }
+        } else {
+            let next = Counter()
+            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+                while let k = next.take(limit: order.count) {
+                    let i = order[k]
+                    slots.set(i, body(i))
+                }
+            }
+        }
+        return slots.values()
+    }
+}
+
+/// A shared job counter.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func take(limit: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard value < limit else { return nil }
+        value += 1
+        return value - 1
+    }
+}
+
+/// One result slot per job; each slot is written by exactly one thread.
+private final class Slots<T>: @unchecked Sendable {
+    private let storage: UnsafeMutableBufferPointer<T?>
+    init(count: Int) {
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
+    }
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+    func set(_ i: Int, _ value: T) { storage[i] = value }
+    func values() -> [T] { storage.map { $0! } }
+}

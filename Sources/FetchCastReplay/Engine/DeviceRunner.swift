@@ -1,0 +1,146 @@
+import FetchCastModel
+import FetchCastTrace
+
+/// One (policy, budget) to replay on every device.
+struct ReplayPlan: Sendable {
+    var policy: String
+    var budget: Double
+    var entry: PolicyRegistry.Entry
+}
+
+/// Pass 2 for one device: merges its spooled events with the publishes to every device, in
+/// time order, and drives every (policy, budget) replay through them at once.
+///
+/// - Complexity: O((events + wakeups) × plans) time, O(apps × plans) memory.
+enum DeviceRunner {
+    struct Outcome {
+        var metrics: [DeviceMetrics]
+        var error: EvaluationError?
+    }
+
+    static func replay(
+        deviceIndex: Int, scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions,
+        recorders: [ReplayRecorder?]
+    ) -> Outcome {
+        let device = scan.devices[deviceIndex]
+        let canonical = scan.canonicalApp
+        let sortedApps = device.apps.sorted()
+        var slotOf = [Int16](repeating: -1, count: scan.appNames.count)
+        for (i, a) in sortedApps.enumerated() { slotOf[Int(a)] = Int16(i) }
+        let content = ContentTracker(hasContent: sortedApps.map { scan.appHasContent[Int($0)] }, tau: options.tau)
+        let end = Double(device.lastLaunchMicros) / 1_000_000
+        var cursors: [SpoolCursor] = []
+
+        var replays: [PolicyReplay] = []
+        for (i, plan) in plans.enumerated() {
+            let context = DeviceContext(apps: device.apps, budget: plan.budget, tau: options.tau)
+            let policy: any FetchPolicy
+            let enforceCap: Bool
+            switch plan.entry.maker {
+            case .causal(let factory):
+                policy = factory(context)
+                enforceCap = true
+            case .oracle:
+                let look = scan.spool.cursor(device.stream)
+                cursors.append(look)
+                policy = OraclePolicy(context: context) {
+                    while let r = look.next() {
+                        if r.kind == .launch {
+                            return FutureLaunch(
+                                time: Double(r.timeMicros) / 1_000_000, utcOffsetSeconds: r.utcOffsetSeconds,
+                                app: canonical[Int(r.appSymbol)])
+                        }
+                    }
+                    return nil
+                }
+                enforceCap = false
+            }
+            replays.append(PolicyReplay(
+                name: plan.policy, policy: policy, enforceCap: enforceCap, cap: context.dailyCap, tau: options.tau,
+                end: end, device: deviceIndex, slotOf: slotOf, slots: sortedApps.count,
+                energy: options.energy, offset: device.firstOffset, recorder: recorders[i]))
+        }
+
+        let ownCursor = scan.spool.cursor(device.stream)
+        let globalCursor = scan.globalStream.map { scan.spool.cursor($0) }
+        cursors.append(ownCursor)
+        if let globalCursor { cursors.append(globalCursor) }
+        var own = SpoolReader(ownCursor)
+        var global = globalCursor.map(SpoolReader.init)
+        var group: [ReplayEvent] = []
+        group.reserveCapacity(16)
+
+        @inline(__always) func event(_ r: SpoolRecord, everyDevice: Bool) -> ReplayEvent {
+            ReplayEvent(
+                time: Double(r.timeMicros) / 1_000_000, micros: r.timeMicros, utcOffsetSeconds: r.utcOffsetSeconds,
+                app: canonical[Int(r.appSymbol)], kind: r.kind, result: r.result, everyDevice: everyDevice)
+        }
+
+        replays.withUnsafeMutableBufferPointer { replays in
+            while true {
+                // The next instant, and every event at it (publishes to every device first).
+                let a = own.peek()
+                let b = global?.peek()
+                let t: Int64
+                switch (a, b) {
+                case (nil, nil): return
+                case (let x?, nil): t = x.timeMicros
+                case (nil, let y?): t = y.timeMicros
+                case (let x?, let y?): t = min(x.timeMicros, y.timeMicros)
+                }
+                // The common case: one launch or fetch of this device alone at its instant.
+                if let x = a, x.timeMicros == t, x.kind != .publish, b?.timeMicros != t {
+                    own.advance()
+                    if own.peek()?.timeMicros != t {
+                        let e = event(x, everyDevice: false)
+                        let slot = Int(slotOf[Int(e.app)])
+                        for i in replays.indices { replays[i].runWakeups(until: e.time, inclusive: true, content: content) }
+                        let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
+                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                        continue
+                    }
+                    group.removeAll(keepingCapacity: true)
+                    group.append(event(x, everyDevice: false))
+                } else {
+                    group.removeAll(keepingCapacity: true)
+                }
+                while let r = global?.peek(), r.timeMicros == t {
+                    global?.advance()
+                    group.append(event(r, everyDevice: true))
+                }
+                while let r = own.peek(), r.timeMicros == t {
+                    own.advance()
+                    group.append(event(r, everyDevice: false))
+                }
+                let time = Double(t) / 1_000_000
+                for i in replays.indices { replays[i].runWakeups(until: time, inclusive: false, content: content) }
+                for e in group where e.kind == .publish {
+                    let slot = Int(slotOf[Int(e.app)])
+                    if slot >= 0 { content.publish(slot: slot, at: e.time) }
+                    for i in replays.indices { replays[i].observePublish(e) }
+                }
+                for i in replays.indices { replays[i].runWakeups(until: time, inclusive: true, content: content) }
+                for e in group where e.kind != .publish {
+                    let slot = Int(slotOf[Int(e.app)])
+                    let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
+                    for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                }
+            }
+        }
+        var metrics: [DeviceMetrics] = []
+        var error: EvaluationError?
+        for i in replays.indices {
+            replays[i].finish(content: content)
+            let r = replays[i]
+            var m = r.metrics
+            m.devices = 1
+            m.deviceDays = device.days
+            metrics.append(m)
+            if error == nil, let v = r.violation {
+                error = .policyContract(policy: r.name, device: device.name, reason: v)
+            }
+        }
+        if error == nil, let failure = cursors.lazy.compactMap(\.failure).first { error = failure }
+        return Outcome(metrics: metrics, error: error)
+    }
+}

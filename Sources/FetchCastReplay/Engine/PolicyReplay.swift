@@ -1,0 +1,179 @@
+import FetchCastModel
+import FetchCastTrace
+
+/// One input event as the engine replays it (canonical app id, seconds).
+struct ReplayEvent {
+    var time: Double
+    var micros: Int64
+    var utcOffsetSeconds: Int32
+    var app: Int32
+    var kind: EventKind
+    var result: FetchResult?
+    /// A publish to every device (its offset is the publisher's, not the device's).
+    var everyDevice: Bool
+
+    var deviceEvent: DeviceEvent {
+        DeviceEvent(time: time, utcOffsetSeconds: utcOffsetSeconds, app: app, kind: kind, result: result)
+    }
+}
+
+/// One (policy, budget) replay of one device: drives the policy, applies rules 3–6 and counts.
+///
+/// The device runner feeds it time groups; within a group at instant t the order is: the
+/// policy's wakeups before t, publishes at t, wakeups at t, then launches and input fetches at t
+/// in input order. A value type, so that the runner's hot loop mutates it in place without
+/// dynamic exclusivity checks.
+struct PolicyReplay {
+    struct Pair {
+        var launched = false
+        var lastLaunch = -Double.infinity
+        var lastRefresh = -Double.infinity
+        var refreshFetch: Int?
+    }
+
+    let name: String
+    private var policy: any FetchPolicy
+    private let enforceCap: Bool
+    private let cap: Int
+    private let tau: Double
+    private let end: Double
+    private let device: Int
+    private let slotOf: [Int16]
+    private let recorder: ReplayRecorder?
+    private(set) var metrics = DeviceMetrics()
+    private var pairs: [Pair]
+    private var energy: EnergyMeter
+    private var capCounts: [Int: Int] = [:]
+    private var offset: Int32
+    private var fetchID = 0
+    private var floor = -Double.infinity
+    private var planned: [PlannedFetch] = []
+    private var pending: FetchRecord?
+    /// Set when the policy broke its contract; it is then no longer woken.
+    private(set) var violation: String?
+
+    init(name: String, policy: any FetchPolicy, enforceCap: Bool, cap: Int, tau: Double, end: Double, device: Int,
+         slotOf: [Int16], slots: Int, energy: EnergyProfile, offset: Int32, recorder: ReplayRecorder?) {
+        self.name = name
+        self.policy = policy
+        self.enforceCap = enforceCap
+        self.cap = cap
+        self.tau = tau
+        self.end = end
+        self.device = device
+        self.slotOf = slotOf
+        self.recorder = recorder
+        self.offset = offset
+        self.energy = EnergyMeter(profile: energy)
+        pairs = Array(repeating: Pair(), count: slots)
+        planned.reserveCapacity(8)
+    }
+
+    /// Wakes the policy at each of its wakeups before `t` (or at or before `t` when
+    /// `inclusive`), never after the device's last launch.
+    @inline(__always)
+    mutating func runWakeups(until t: Double, inclusive: Bool, content: ContentTracker) {
+        while violation == nil, let w = policy.nextWakeup, inclusive ? w <= t : w < t, w <= end {
+            guard w > floor else {
+                violation = "its next wakeup \(w) is not after \(floor), the time of its previous wakeup or of the last launch or fetch it observed (a fetch that reacts to an event must come after it)"
+                return
+            }
+            floor = w
+            planned.removeAll(keepingCapacity: true)
+            policy.wake(at: w, into: &planned)
+            for f in planned { fetch(f, at: w, content: content) }
+        }
+    }
+
+    private mutating func fetch(_ f: PlannedFetch, at time: Double, content: ContentTracker) {
+        let a = Int(f.app)
+        guard a >= 0, a < slotOf.count, slotOf[a] >= 0 else {
+            metrics.refusedFetches += 1
+            return
+        }
+        let slot = Int(slotOf[a])
+        if enforceCap {
+            let day = LocalTime.day(time: time, utcOffsetSeconds: offset)
+            let used = capCounts[day, default: 0]
+            guard used < cap else {
+                metrics.refusedFetches += 1
+                return
+            }
+            capCounts[day] = used + 1
+            if capCounts.count > 8 { capCounts = capCounts.filter { $0.key >= day - 2 } }
+        }
+        fetchID += 1
+        let result: FetchResult =
+            !content.hasContent[slot] || content.lastPublish[slot] > pairs[slot].lastRefresh ? .newData : .noData
+        pairs[slot].lastRefresh = time
+        pairs[slot].refreshFetch = fetchID
+        metrics.fetches += 1
+        if result == .newData { metrics.newDataFetches += 1 } else { metrics.noDataFetches += 1 }
+        let charge = energy.add(at: time)
+        if charge.openedSession { metrics.wakeups += 1 }
+        if let recorder {
+            if var p = pending {
+                p.joules += charge.previousClosingTail
+                recorder.record(p)
+            }
+            pending = FetchRecord(
+                device: device, id: fetchID, app: f.app, time: time, utcOffsetSeconds: offset, result: result,
+                wakeup: charge.session, joules: charge.joules, reason: f.reason)
+        }
+        policy.didFetch(app: f.app, at: time, result: result)
+    }
+
+    /// Delivers a publish (after the wakeups before its instant).
+    @inline(__always)
+    mutating func observePublish(_ e: ReplayEvent) {
+        policy.observe(e.deviceEvent)
+    }
+
+    /// Applies a launch or an input fetch: scores launches of fetch-enabled apps, then lets the
+    /// policy observe it. `olderPublish` is the content tracker's answer for the launch's app.
+    @inline(__always)
+    mutating func apply(_ e: ReplayEvent, slot: Int, olderPublish: Double) {
+        offset = e.utcOffsetSeconds
+        if e.kind == .launch && slot >= 0 {
+            score(e, slot: slot, olderPublish: olderPublish)
+        }
+        if e.time > floor { floor = e.time }
+        policy.observe(e.deviceEvent)
+    }
+
+    private mutating func score(_ e: ReplayEvent, slot: Int, olderPublish: Double) {
+        let t = e.time
+        metrics.launches += 1
+        let p = pairs[slot]
+        if p.launched {
+            let staleness = t - p.lastRefresh
+            let needy = t - p.lastLaunch > tau
+            let fresh = staleness <= tau
+            let contentFresh = olderPublish <= p.lastRefresh
+            metrics.scoredLaunches += 1
+            if needy { metrics.needyLaunches += 1 }
+            if fresh { metrics.freshLaunches += 1 }
+            if fresh && needy { metrics.freshNeedyLaunches += 1 }
+            if contentFresh { metrics.contentFreshLaunches += 1 }
+            metrics.stalenessSeconds += min(staleness, 86_400)
+            recorder?.record(LaunchRecord(
+                device: device, app: e.app, timeMicros: e.micros, utcOffsetSeconds: e.utcOffsetSeconds,
+                staleness: staleness, needy: needy, fresh: fresh, contentFresh: contentFresh,
+                coveringFetch: p.refreshFetch))
+        }
+        pairs[slot] = Pair(launched: true, lastLaunch: t, lastRefresh: t, refreshFetch: nil)
+    }
+
+    /// Runs the wakeups left up to the device's last launch and closes the energy account.
+    mutating func finish(content: ContentTracker) {
+        runWakeups(until: end, inclusive: true, content: content)
+        let closing = energy.finish()
+        if var p = pending {
+            p.joules += closing
+            recorder?.record(p)
+            pending = nil
+        }
+        metrics.joules = energy.joules
+        recorder?.finish()
+    }
+}

@@ -1,0 +1,32 @@
+/// What an evaluation produced: one row per (policy, budget), and per device.
+public struct Evaluation: Sendable {
+    /// One row of `summary.csv` (``device`` is `nil`) or `devices.csv`.
+    public struct Row: Sendable, Hashable {
+        /// The policy name.
+        public var policy: String
+        /// The daily budget B.
+        public var budget: Double
+        /// The device id (`devices.csv` rows only).
+        public var device: String?
+        /// The counters.
+        public var metrics: DeviceMetrics
+    }
+
+    /// One row per (policy, budget), in `--policies` then `--budgets` order.
+    public var summary: [Row]
+    /// One row per (policy, budget, device), devices in ascending byte order of their ids.
+    public var devices: [Row]
+    /// Every input's identity.
+    public var inputs: [InputDigest]
+    /// Events replayed (after `--devices`, `--from`, `--to`).
+    public var eventsReplayed: Int64
+    /// Remarks for the user (e.g. a policy that is a stand-in).
+    public var notes: [String]
+    /// Detail records kept in memory when asked (``Evaluator/evaluate(_:options:registry:collectDetail:)``),
+    /// per summary row.
+    package var launchRecords: [[LaunchRecord]] = []
+    package var fetchRecords: [[FetchRecord]] = []
+    /// App names by canonical id, and device names by index, for the records.
+    package var appNames: [String] = []
+    package var deviceNames: [String] = []
+}

@@ -1,0 +1,86 @@
+import FetchCastTrace
+import Foundation
+
+/// Everything that decides an evaluation's numbers (all of it is recorded in `run.json`).
+public struct EvaluationOptions: Sendable {
+    /// Policy names, in output order (see ``PolicyRegistry``).
+    public var policies: [String]
+    /// Daily fetch budgets B per device; every policy but `none` runs once per budget.
+    public var budgets: [Double]
+    /// The freshness window τ, in seconds.
+    public var tau: Double
+    /// K, the number of fetch-enabled apps per device.
+    public var topApps: Int
+    /// The radio energy model.
+    public var energy: EnergyProfile
+    /// Replay only these device ids (`nil`: every device).
+    public var devices: Set<String>?
+    /// Replay only events at or after this instant (Unix seconds).
+    public var from: Double?
+    /// Replay only events strictly before this instant (Unix seconds).
+    public var to: Double?
+    /// Record one row per scored launch and per fetch (`launches.csv.gz`, `fetches.csv.gz`).
+    public var detail: Bool
+    /// Worker threads for pass 2 (results do not depend on it).
+    public var threads: Int
+    /// How trace files are parsed.
+    public var trace: TraceOptions
+    /// Where the spool and detail scratch files go (`nil`: `$TMPDIR` or `/tmp`).
+    public var temporaryDirectory: String?
+
+    /// Creates options; the defaults are the issue's (`none,interval,oracle,hourly,learned`,
+    /// budgets 12 and 24, τ = 30 min, 5 apps, LTE).
+    public init(
+        policies: [String] = ["none", "interval", "oracle", "hourly", "learned"], budgets: [Double] = [12, 24],
+        tau: Double = 1800, topApps: Int = 5, energy: EnergyProfile = .lte, devices: Set<String>? = nil,
+        from: Double? = nil, to: Double? = nil, detail: Bool = false, threads: Int = 0,
+        trace: TraceOptions = TraceOptions(), temporaryDirectory: String? = nil
+    ) {
+        self.policies = policies
+        self.budgets = budgets
+        self.tau = tau
+        self.topApps = topApps
+        self.energy = energy
+        self.devices = devices
+        self.from = from
+        self.to = to
+        self.detail = detail
+        self.threads = threads
+        self.trace = trace
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// Parses a duration: `30m`, `1800`, `1800s`, `2h`, `1.5h`, `1d`. Returns seconds.
+    public static func parseDuration(_ text: String) -> Double? {
+        var t = Substring(text)
+        var unit = 1.0
+        switch t.last {
+        case "s": unit = 1; t = t.dropLast()
+        case "m": unit = 60; t = t.dropLast()
+        case "h": unit = 3600; t = t.dropLast()
+        case "d": unit = 86_400; t = t.dropLast()
+        default: break
+        }
+        guard let v = Double(t), v.isFinite, v > 0 else { return nil }
+        return v * unit
+    }
+}
+
+extension EvaluationOptions {
+    /// Reads a `--devices` file: one device id per line; blank lines and lines starting with
+    /// `#` are ignored, surrounding spaces trimmed.
+    /// - Throws: ``EvaluationError/deviceList(path:reason:)`` when it cannot be read or lists nothing.
+    public static func loadDeviceList(_ path: String) throws(EvaluationError) -> Set<String> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .deviceList(path: path, reason: "cannot read the device list (check the path)")
+        }
+        var ids = Set<String>()
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let id = line.trimmingCharacters(in: .whitespaces)
+            if id.isEmpty || id.hasPrefix("#") { continue }
+            ids.insert(id)
+        }
+        guard !ids.isEmpty else { throw .deviceList(path: path, reason: "the device list is empty (expected one device id per line)") }
+        return ids
+    }
+}

@@ -1,0 +1,139 @@
+import FetchCastModel
+import FetchCastTrace
+import Foundation
+
+/// `fetchcast evaluate`: the causal trace replay of the v1 semantics (docs/evaluation.md).
+///
+/// Pass 1 reads every input once (``TraceScan``): it checks each device's time order, picks the
+/// fetch-enabled apps, and spools the events. Pass 2 replays each device on its own thread,
+/// every (policy, budget) at once, from the spool (``DeviceRunner``). Totals are summed in
+/// device-name order, so outputs are byte-identical whatever the thread count.
+public enum Evaluator {
+    /// The semantics version written to `run.json`.
+    public static let semanticsVersion = "v1"
+
+    /// Runs an evaluation and, when `outputDirectory` is given, writes `summary.csv`,
+    /// `devices.csv`, `run.json` and (with `options.detail`) the detail files there.
+    ///
+    /// - Parameters:
+    ///   - input: Trace files, a store, or events in memory.
+    ///   - options: The parameters.
+    ///   - registry: The policies by name.
+    ///   - outputDirectory: Where to write (created if missing; outputs there are replaced).
+    ///   - toolVersion: Recorded in `run.json`.
+    ///   - progress: Called with short progress lines (from the calling thread).
+    /// - Returns: The summary and per-device rows.
+    /// - Throws: ``EvaluationError``.
+    /// - Complexity: O(events × (policies × budgets) / threads) time; memory O(devices × apps ×
+    ///   policies × budgets), independent of the trace's length.
+    public static func run(
+        _ input: EvaluationInput, options: EvaluationOptions, registry: PolicyRegistry = .standard,
+        outputDirectory: String? = nil, toolVersion: String = "", progress: ((String) -> Void)? = nil
+    ) throws(EvaluationError) -> Evaluation {
+        let plans = try plans(options: options, registry: registry)
+        var scanner = try TraceScan(options: options)
+        try scanner.read(input, progress: progress)
+        let scan = scanner.finish()
+        progress?("replaying \(scan.devices.count) devices × \(plans.count) policy runs")
+        var detail: DetailFiles?
+        if options.detail, let outputDirectory {
+            try OutputFiles.prepare(directory: outputDirectory)
+            detail = try DetailFiles(directory: options.temporaryDirectory, plans: plans, scan: scan, options: options)
+        } else if let outputDirectory {
+            try OutputFiles.prepare(directory: outputDirectory)
+        }
+        let outcome = replay(scan: scan, plans: plans, options: options) { plan, device in
+            detail?.recorder(plan: plan, device: device)
+        }
+        var evaluation = try outcome.get()
+        evaluation.notes = notes(plans: plans)
+        if let outputDirectory {
+            try OutputFiles.write(evaluation, options: options, toolVersion: toolVersion, to: outputDirectory)
+            if let detail { try detail.assemble(into: outputDirectory) }
+        }
+        return evaluation
+    }
+
+    /// Runs an evaluation in memory, optionally keeping every detail record (tests).
+    package static func evaluate(
+        _ input: EvaluationInput, options: EvaluationOptions, registry: PolicyRegistry = .standard,
+        collectDetail: Bool = false
+    ) throws(EvaluationError) -> Evaluation {
+        let plans = try plans(options: options, registry: registry)
+        var scanner = try TraceScan(options: options)
+        try scanner.read(input, progress: nil)
+        let scan = scanner.finish()
+        let recorders = (0..<plans.count).map { _ in (0..<scan.devices.count).map { _ in MemoryRecorder() } }
+        let box = UncheckedBox(recorders)
+        var evaluation = try replay(scan: scan, plans: plans, options: options) { plan, device in
+            collectDetail ? box.value[plan][device] : nil
+        }.get()
+        evaluation.notes = notes(plans: plans)
+        if collectDetail {
+            evaluation.launchRecords = recorders.map { $0.flatMap(\.launches) }
+            evaluation.fetchRecords = recorders.map { $0.flatMap(\.fetches) }
+        }
+        return evaluation
+    }
+
+    static func plans(options: EvaluationOptions, registry: PolicyRegistry) throws(EvaluationError) -> [ReplayPlan] {
+        var plans: [ReplayPlan] = []
+        var seen = Set<String>()
+        for name in options.policies where seen.insert(name).inserted {
+            guard let entry = registry[name] else { throw .unknownPolicy(name, known: registry.names) }
+            for budget in entry.fixedBudget.map({ [$0] }) ?? options.budgets {
+                plans.append(ReplayPlan(policy: name, budget: budget, entry: entry))
+            }
+        }
+        return plans
+    }
+
+    private static func notes(plans: [ReplayPlan]) -> [String] {
+        var out: [String] = []
+        for p in plans { if let n = p.entry.note, !out.contains(n) { out.append(n) } }
+        return out
+    }
+
+    private static func replay(
+        scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions,
+        recorder: @escaping (Int, Int) -> ReplayRecorder?
+    ) -> Result<Evaluation, EvaluationError> {
+        let threads = options.threads > 0 ? options.threads : ProcessInfo.processInfo.activeProcessorCount
+        // Longest devices first, for balance; results are indexed by device, so order is free.
+        let order = scan.devices.indices.sorted {
+            scan.devices[$0].launches != scan.devices[$1].launches
+                ? scan.devices[$0].launches > scan.devices[$1].launches : $0 < $1
+        }
+        let shared = UncheckedBox((scan, plans, options, recorder))
+        let outcomes = DevicePool.map(count: scan.devices.count, order: order, threads: threads) { d in
+            let (scan, plans, options, recorder) = shared.value
+            return UncheckedBox(DeviceRunner.replay(
+                deviceIndex: d, scan: scan, plans: plans, options: options,
+                recorders: plans.indices.map { recorder($0, d) }))
+        }.map(\.value)
+        if let error = outcomes.lazy.compactMap(\.error).first { return .failure(error) }
+        var summary: [Evaluation.Row] = []
+        var devices: [Evaluation.Row] = []
+        for (p, plan) in plans.enumerated() {
+            var total = DeviceMetrics()
+            for (d, device) in scan.devices.enumerated() {
+                let m = outcomes[d].metrics[p]
+                total.add(m)
+                devices.append(Evaluation.Row(policy: plan.policy, budget: plan.budget, device: device.name, metrics: m))
+            }
+            summary.append(Evaluation.Row(policy: plan.policy, budget: plan.budget, device: nil, metrics: total))
+        }
+        var evaluation = Evaluation(
+            summary: summary, devices: devices, inputs: scan.inputs, eventsReplayed: scan.eventsKept, notes: [])
+        evaluation.appNames = scan.appNames
+        evaluation.deviceNames = scan.devices.map(\.name)
+        return .success(evaluation)
+    }
+}
+
+/// Carries non-Sendable values into worker threads that use them without sharing mutation
+/// (each device's recorders and replays are touched by one thread only).
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,316 @@
+import FetchCastStore
+import FetchCastTrace
+
+/// One device as pass 1 found it.
+struct ScannedDevice: Sendable {
+    /// The device id.
+    var name: String
+    /// Its spool stream.
+    var stream: Int
+    /// Launches of any app.
+    var launches: Int
+    /// First and last launch (any app), Unix microseconds.
+    var firstLaunchMicros: Int64
+    var lastLaunchMicros: Int64
+    /// The UTC offset of its first launch or fetch.
+    var firstOffset: Int32
+    /// Fetch-enabled apps (canonical ids), most launched first, ties by id.
+    var apps: [Int32]
+    /// Device days: (last launch − first launch) / 86400.
+    var days: Double { Double(lastLaunchMicros - firstLaunchMicros) / 86_400_000_000 }
+}
+
+/// The outcome of pass 1: the spool, the devices to replay and the app naming.
+final class ScanResult: @unchecked Sendable {
+    let spool: Spool
+    /// App names by canonical id (ascending byte order of the names).
+    let appNames: [String]
+    /// Raw symbol → canonical app id (−1 when the symbol is not an app).
+    let canonicalApp: [Int32]
+    /// Canonical id → whether the input has `publish` events for the app.
+    let appHasContent: [Bool]
+    /// Devices with at least one launch, in ascending byte order of their names.
+    let devices: [ScannedDevice]
+    /// The stream of publishes to every device, if any.
+    let globalStream: Int?
+    /// Every input's identity.
+    let inputs: [InputDigest]
+    /// Events kept for the replay.
+    let eventsKept: Int64
+
+    init(spool: Spool, appNames: [String], canonicalApp: [Int32], appHasContent: [Bool], devices: [ScannedDevice],
+         globalStream: Int?, inputs: [InputDigest], eventsKept: Int64) {
+        self.spool = spool
+        self.appNames = appNames
+        self.canonicalApp = canonicalApp
+        self.appHasContent = appHasContent
+        self.devices = devices
+        self.globalStream = globalStream
+        self.inputs = inputs
+        self.eventsKept = eventsKept
+    }
+}
+
+/// Pass 1: reads every input once, checks each device's time order, counts launches per
+/// (device, app), and spools the events it keeps.
+///
+/// - Complexity: O(events) time; memory O(devices × apps) plus the spool's block buffers.
+struct TraceScan {
+    let options: EvaluationOptions
+    private let symbols = SymbolTable()
+    private let spool: Spool
+    /// Device symbol → stream (−1 unseen, −2 filtered out by `--devices`).
+    private var streamOfSymbol: [Int32] = []
+    private var streamDevice: [Int32] = []
+    private var lastMicros: [Int64] = []
+    private var lastOffset: [Int32] = []
+    private var launches: [Int] = []
+    private var firstLaunch: [Int64] = []
+    private var lastLaunch: [Int64] = []
+    private var firstOffset: [Int32?] = []
+    private var globalStream: Int?
+    private var launchCounts: [Int64: Int32] = [:]
+    /// Per symbol: bit 0 seen as an app, bit 1 has publishes.
+    private var appFlags: [UInt8] = []
+    private var inputs: [InputDigest] = []
+    /// Symbol names as known to this thread (the parser interns on its own thread).
+    private var names: [String] = []
+    private var kept: Int64 = 0
+    private let fromMicros: Int64
+    private let toMicros: Int64
+
+    init(options: EvaluationOptions) throws(EvaluationError) {
+        self.options = options
+        spool = try Spool(directory: options.temporaryDirectory)
+        fromMicros = options.from.map { Int64(($0 * 1_000_000).rounded(.up)) } ?? Int64.min
+        toMicros = options.to.map { Int64(($0 * 1_000_000).rounded(.up)) } ?? Int64.max
+        launchCounts.reserveCapacity(4096)
+    }
+
+    /// Reads an input.
+    mutating func read(_ input: EvaluationInput, progress: ((String) -> Void)?) throws(EvaluationError) {
+        switch input {
+        case .files(let paths):
+            for path in paths { try readFile(path, progress: progress) }
+        case .store(let store):
+            try readStore(store)
+        case .events(let events):
+            var batch: [EncodedEvent] = []
+            batch.reserveCapacity(events.count)
+            for (i, e) in events.enumerated() {
+                batch.append(EncodedEvent(
+                    timeMicros: e.timeMicros, utcOffsetSeconds: e.utcOffsetSeconds,
+                    device: e.device.isEmpty ? EncodedEvent.everyDevice : symbols.intern(e.device),
+                    app: symbols.intern(e.app), kind: e.kind, result: e.result, line: Int64(i + 1)))
+            }
+            syncNames()
+            try consume(batch, file: "<events>")
+            inputs.append(InputDigest(path: "<events>", sha256: "", events: Int64(events.count)))
+        }
+    }
+
+    private mutating func readFile(_ path: String, progress: ((String) -> Void)?) throws(EvaluationError) {
+        let reader: TraceReader
+        // A regular file is hashed here, alongside the parsing thread, to shorten its path.
+        var hasher: FileHasher?
+        do {
+            hasher = path == "-" ? nil : try FileHasher(path: path)
+            reader = try TraceReader(path: path, symbols: symbols, options: options.trace, hashing: hasher == nil)
+        } catch {
+            throw .trace(error)
+        }
+        let pipeline = ParsePipeline(reader: reader)
+        var count: Int64 = 0
+        var lastReport: Int64 = 0
+        while true {
+            switch pipeline.take() {
+            case .batch(let batch, let newNames, let bytesRead):
+                names.append(contentsOf: newNames)
+                do { try hasher?.hash(upTo: bytesRead) } catch { pipeline.cancel(); throw .trace(error) }
+                count += Int64(batch.count)
+                do {
+                    try consume(batch, file: path)
+                } catch {
+                    pipeline.cancel()
+                    throw error
+                }
+                if let progress, count >> 20 != lastReport {
+                    lastReport = count >> 20
+                    progress("\(path): \(count) events")
+                }
+            case .end(let sha256, _):
+                var digest = sha256 ?? ""
+                if let hasher {
+                    do { digest = try hasher.finish() } catch { throw .trace(error) }
+                }
+                inputs.append(InputDigest(path: path, sha256: digest, events: count))
+                return
+            case .failure(let error):
+                throw .trace(error)
+            }
+        }
+    }
+
+    /// Mirrors names interned on this thread (store and in-memory inputs).
+    private mutating func syncNames() {
+        while names.count < symbols.count { names.append(symbols.name(Int32(names.count))) }
+    }
+
+    private mutating func readStore(_ store: Store) throws(EvaluationError) {
+        func fail(_ error: StoreError) -> EvaluationError { .store(error.description) }
+        let c = store.connection
+        do { try c.execute("BEGIN") } catch { throw fail(error) }
+        defer { try? c.execute("COMMIT") }
+        var deviceSymbol: [Int64: Int32] = [:]
+        var appSymbol: [Int64: Int32] = [:]
+        var fileName: [Int64: String] = [:]
+        let q: Statement
+        do {
+            let d = try c.prepare("SELECT id, name FROM devices")
+            while try d.step() { deviceSymbol[d.int(0)] = symbols.intern(d.text(1)) }
+            let a = try c.prepare("SELECT id, name FROM apps")
+            while try a.step() { appSymbol[a.int(0)] = symbols.intern(a.text(1)) }
+            let f = try c.prepare("SELECT id, name, sha256, rows FROM files ORDER BY id")
+            while try f.step() {
+                fileName[f.int(0)] = f.text(1)
+                inputs.append(InputDigest(path: f.text(1), sha256: f.text(2), events: f.int(3)))
+            }
+            q = try c.prepare("""
+                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id
+                FROM event_log ORDER BY time_us, id
+                """)
+        } catch {
+            throw fail(error)
+        }
+        var batch: [EncodedEvent] = []
+        batch.reserveCapacity(8192)
+        var batchFile: Int64 = -1
+        while true {
+            let more: Bool
+            do { more = try q.step() } catch { throw fail(error) }
+            if !more { break }
+            let file = q.int(7)
+            if (file != batchFile && !batch.isEmpty) || batch.count == 8192 {
+                syncNames()
+                try consume(batch, file: fileName[batchFile] ?? "store")
+                batch.removeAll(keepingCapacity: true)
+            }
+            batchFile = file
+            batch.append(EncodedEvent(
+                timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
+                device: q.isNull(2) ? EncodedEvent.everyDevice : deviceSymbol[q.int(2)] ?? EncodedEvent.everyDevice,
+                app: appSymbol[q.int(3)] ?? 0, kind: EventKind(rawValue: UInt8(q.int(4))) ?? .launch,
+                result: q.isNull(5) ? nil : FetchResult(rawValue: UInt8(q.int(5))), line: q.int(6)))
+        }
+        syncNames()
+        if !batch.isEmpty { try consume(batch, file: fileName[batchFile] ?? "store") }
+    }
+
+    private mutating func newStream(device: Int32) -> Int {
+        let s = spool.addStream()
+        streamDevice.append(device)
+        lastMicros.append(Int64.min)
+        lastOffset.append(0)
+        launches.append(0)
+        firstLaunch.append(Int64.max)
+        lastLaunch.append(Int64.min)
+        firstOffset.append(nil)
+        return s
+    }
+
+    private mutating func stream(forDevice symbol: Int32) -> Int {
+        if symbol == EncodedEvent.everyDevice {
+            if let g = globalStream { return g }
+            let g = newStream(device: EncodedEvent.everyDevice)
+            globalStream = g
+            return g
+        }
+        let i = Int(symbol)
+        if i >= streamOfSymbol.count {
+            streamOfSymbol.append(contentsOf: repeatElement(-1, count: max(i + 1 - streamOfSymbol.count, names.count - streamOfSymbol.count)))
+        }
+        let s = streamOfSymbol[i]
+        if s != -1 { return Int(s) }
+        if let allowed = options.devices, !allowed.contains(names[i]) {
+            streamOfSymbol[i] = -2
+            return -2
+        }
+        let made = newStream(device: symbol)
+        streamOfSymbol[i] = Int32(made)
+        return made
+    }
+
+    private mutating func consume(_ batch: [EncodedEvent], file: String) throws(EvaluationError) {
+        for e in batch {
+            let s = stream(forDevice: e.device)
+            if s < 0 { continue }
+            let t = e.timeMicros
+            if t < lastMicros[s] {
+                let device = e.device == EncodedEvent.everyDevice ? "(publishes to every device)" : names[Int(e.device)]
+                throw .trace(TraceError(
+                    file: file, line: Int(e.line), column: 1,
+                    problem: .outOfOrder(
+                        device: device,
+                        previous: Timestamp.format(micros: lastMicros[s], utcOffsetSeconds: lastOffset[s]),
+                        current: Timestamp.format(micros: t, utcOffsetSeconds: e.utcOffsetSeconds))))
+            }
+            lastMicros[s] = t
+            lastOffset[s] = e.utcOffsetSeconds
+            if t < fromMicros || t >= toMicros { continue }
+            try spool.append(SpoolRecord(e), to: s)
+            kept += 1
+            let app = Int(e.app)
+            if app >= appFlags.count {
+                appFlags.append(contentsOf: repeatElement(0, count: max(app + 1 - appFlags.count, names.count - appFlags.count)))
+            }
+            switch e.kind {
+            case .launch:
+                appFlags[app] |= 1
+                launches[s] += 1
+                if t < firstLaunch[s] { firstLaunch[s] = t }
+                lastLaunch[s] = t
+                launchCounts[Int64(s) << 32 | Int64(app), default: 0] += 1
+                if firstOffset[s] == nil { firstOffset[s] = e.utcOffsetSeconds }
+            case .fetch:
+                appFlags[app] |= 1
+                if firstOffset[s] == nil { firstOffset[s] = e.utcOffsetSeconds }
+            case .publish:
+                appFlags[app] |= 3
+            }
+        }
+    }
+
+    /// Seals the spool and decides the devices and their fetch-enabled apps.
+    consuming func finish() -> ScanResult {
+        spool.seal()
+        // Canonical app ids: ascending byte order of the names.
+        var appSymbols: [Int32] = []
+        for (i, f) in appFlags.enumerated() where f & 1 != 0 { appSymbols.append(Int32(i)) }
+        appSymbols.sort { symbols.name($0).utf8.lexicographicallyPrecedes(symbols.name($1).utf8) }
+        var canonical = [Int32](repeating: -1, count: max(symbols.count, appFlags.count))
+        var appNameList: [String] = []
+        var content: [Bool] = []
+        for (c, s) in appSymbols.enumerated() {
+            canonical[Int(s)] = Int32(c)
+            appNameList.append(symbols.name(s))
+            content.append(appFlags[Int(s)] & 2 != 0)
+        }
+        // Launch counts per stream, by canonical app.
+        var perStream: [[(app: Int32, count: Int32)]] = Array(repeating: [], count: spool.streamCount)
+        for (key, n) in launchCounts {
+            perStream[Int(key >> 32)].append((canonical[Int(key & 0xffff_ffff)], n))
+        }
+        var devices: [ScannedDevice] = []
+        for s in 0..<spool.streamCount where streamDevice[s] != EncodedEvent.everyDevice && launches[s] > 0 {
+            let ranked = perStream[s].sorted { $0.count != $1.count ? $0.count > $1.count : $0.app < $1.app }
+            devices.append(ScannedDevice(
+                name: symbols.name(streamDevice[s]), stream: s, launches: launches[s],
+                firstLaunchMicros: firstLaunch[s], lastLaunchMicros: lastLaunch[s],
+                firstOffset: firstOffset[s] ?? 0, apps: ranked.prefix(options.topApps).map(\.app)))
+        }
+        devices.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return ScanResult(
+            spool: spool, appNames: appNameList, canonicalApp: canonical, appHasContent: content, devices: devices,
+            globalStream: globalStream, inputs: inputs, eventsKept: kept)
+    }
+}

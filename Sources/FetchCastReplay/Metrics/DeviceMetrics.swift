@@ -1,0 +1,68 @@
+/// The counters of one (policy, budget) replay, for one device or summed over devices.
+///
+/// Sums over devices are taken in ascending device-name order, so totals (and the reals among
+/// them) do not depend on how many threads replayed the devices.
+public struct DeviceMetrics: Sendable, Hashable, Codable {
+    /// Devices (1 for one device).
+    public var devices = 0
+    /// Σ (last launch − first launch) / 86400.
+    public var deviceDays = 0.0
+    /// Launches of fetch-enabled apps.
+    public var launches = 0
+    /// Launches that are scored (all but each pair's first).
+    public var scoredLaunches = 0
+    /// Scored launches whose pair was last launched more than τ earlier.
+    public var needyLaunches = 0
+    /// Scored launches with staleness ≤ τ.
+    public var freshLaunches = 0
+    /// Needy launches that are fresh.
+    public var freshNeedyLaunches = 0
+    /// Σ min(staleness, 86400 s) over scored launches, in seconds.
+    public var stalenessSeconds = 0.0
+    /// Scored launches whose cache held every publish older than τ.
+    public var contentFreshLaunches = 0
+    /// The policy's fetches (made; refused ones excluded).
+    public var fetches = 0
+    /// Fetches whose result was `newData` / `noData` (rule 6).
+    public var newDataFetches = 0
+    public var noDataFetches = 0
+    /// Fetches the engine refused: over the daily cap, or for an app that is not fetch-enabled.
+    public var refusedFetches = 0
+    /// Radio sessions opened (rule 5).
+    public var wakeups = 0
+    /// Radio energy, joules.
+    public var joules = 0.0
+
+    /// Creates zeroed counters.
+    public init() {}
+
+    /// Adds another device's counters.
+    public mutating func add(_ o: DeviceMetrics) {
+        devices += o.devices
+        deviceDays += o.deviceDays
+        launches += o.launches
+        scoredLaunches += o.scoredLaunches
+        needyLaunches += o.needyLaunches
+        freshLaunches += o.freshLaunches
+        freshNeedyLaunches += o.freshNeedyLaunches
+        stalenessSeconds += o.stalenessSeconds
+        contentFreshLaunches += o.contentFreshLaunches
+        fetches += o.fetches
+        newDataFetches += o.newDataFetches
+        noDataFetches += o.noDataFetches
+        refusedFetches += o.refusedFetches
+        wakeups += o.wakeups
+        joules += o.joules
+    }
+
+    /// fresh_launches / scored_launches (NaN when nothing was scored).
+    public var freshRatio: Double { Double(freshLaunches) / Double(scoredLaunches) }
+    /// fresh needy launches / needy launches.
+    public var hitRate: Double { Double(freshNeedyLaunches) / Double(needyLaunches) }
+    /// Mean of min(staleness, 1 day) over scored launches, minutes.
+    public var meanStalenessMinutes: Double { stalenessSeconds / Double(scoredLaunches) / 60 }
+    /// content-fresh launches / scored launches.
+    public var contentFreshRatio: Double { Double(contentFreshLaunches) / Double(scoredLaunches) }
+    /// A total per device-day.
+    public func perDeviceDay(_ total: Double) -> Double { total / deviceDays }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FetchCastModel
+import FetchCastTrace
+
+/// `--detail`: every scored launch and every fetch, written per (policy run, device) to scratch
+/// files while devices replay in parallel, then gathered in (policy, budget, device) order into
+/// `launches.csv.gz` and `fetches.csv.gz`, so memory does not grow with the trace.
+final class DetailFiles: @unchecked Sendable {
+    static let launchHeader = "policy,budget,device,app,time,staleness_s,needy,fresh,covered_by_fetch,content_fresh\n"
+    static let fetchHeader = "policy,budget,device,fetch_id,app,time,result,wakeup,joules,reason\n"
+
+    private let directory: String
+    private let plans: [ReplayPlan]
+    private let deviceNames: [String]
+    private let appNames: [String]
+
+    init(directory parent: String?, plans: [ReplayPlan], scan: ScanResult, options: EvaluationOptions) throws(EvaluationError) {
+        var base = parent ?? ""
+        if base.isEmpty {
+            if let t = getenv("TMPDIR"), t.pointee != 0 { base = String(cString: t) } else { base = "/tmp" }
+        }
+        var template = Array("\(base)/fetchcast-detail-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw .output(path: base, reason: "cannot create a scratch directory for --detail (set TMPDIR to a writable directory)")
+        }
+        directory = String(cString: made)
+        self.plans = plans
+        deviceNames = scan.devices.map(\.name)
+        appNames = scan.appNames
+    }
+
+    deinit { rmdir(directory) }
+
+    private func path(_ kind: String, plan: Int, device: Int) -> String { "\(directory)/\(kind)-\(plan)-\(device).csv" }
+
+    /// A recorder for one (policy run, device); called from the device's worker thread.
+    func recorder(plan: Int, device: Int) -> ReplayRecorder? {
+        guard let launches = try? FileSink(path: path("l", plan: plan, device: device)),
+              let fetches = try? FileSink(path: path("f", plan: plan, device: device)) else { return nil }
+        let p = plans[plan]
+        let prefix = CSVField.escape(p.policy) + "," + MetricsTable.budget(p.budget) + "," + CSVField.escape(deviceNames[device]) + ","
+        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches)
+    }
+
+    /// Gathers the scratch files into the two gzip outputs and removes them.
+    func assemble(into output: String) throws(EvaluationError) {
+        for (kind, name, header) in [("l", "launches.csv.gz", Self.launchHeader), ("f", "fetches.csv.gz", Self.fetchHeader)] {
+            let target = "\(output)/\(name)"
+            let gz: GzipSink
+            do { gz = try GzipSink(path: target, level: 6) } catch {
+                throw .output(path: target, reason: "cannot create the file (\(error.problem.message))")
+            }
+            gz.write(header)
+            for plan in plans.indices {
+                for device in deviceNames.indices {
+                    let part = path(kind, plan: plan, device: device)
+                    try copy(part, into: gz)
+                    unlink(part)
+                }
+            }
+            guard gz.finish() else { throw .output(path: target, reason: "cannot write the file (disk full?)") }
+        }
+    }
+
+    private func copy(_ part: String, into gz: GzipSink) throws(EvaluationError) {
+        let fd = open(part, O_RDONLY)
+        guard fd >= 0 else { throw .output(path: part, reason: "a --detail scratch file is missing") }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var carry: [UInt8] = []
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            carry.append(contentsOf: buffer[0..<n])
+            // Write whole lines only, so no UTF-8 sequence is cut.
+            if let last = carry.lastIndex(of: 0x0A) {
+                gz.write(String(decoding: carry[...last], as: UTF8.self))
+                carry.removeSubrange(...last)
+            }
+        }
+        if !carry.isEmpty { gz.write(String(decoding: carry, as: UTF8.self)) }
+    }
+}
+
+/// Formats records as CSV rows into two scratch files.
+final class CSVRecorder: ReplayRecorder {
+    private let prefix: String
+    private let appNames: [String]
+    private let launches: FileSink
+    private let fetches: FileSink
+
+    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink) {
+        self.prefix = prefix
+        self.appNames = appNames
+        self.launches = launches
+        self.fetches = fetches
+    }
+
+    func record(_ l: LaunchRecord) {
+        launches.write(prefix + CSVField.line([
+            appNames[Int(l.app)], Timestamp.format(micros: l.timeMicros, utcOffsetSeconds: l.utcOffsetSeconds),
+            CSVField.fixed(l.staleness, decimals: 3), l.needy ? "1" : "0", l.fresh ? "1" : "0",
+            l.coveringFetch.map(String.init) ?? "", l.contentFresh ? "1" : "0",
+        ]))
+    }
+
+    func record(_ f: FetchRecord) {
+        let names = appNames
+        fetches.write(prefix + CSVField.line([
+            String(f.id), appNames[Int(f.app)],
+            Timestamp.format(micros: Int64((f.time * 1_000_000).rounded()), utcOffsetSeconds: f.utcOffsetSeconds),
+            f.result.name, String(f.wakeup), CSVField.fixed(f.joules, decimals: 3),
+            f.reason.describe { $0 >= 0 && Int($0) < names.count ? names[Int($0)] : String($0) },
+        ]))
+    }
+
+    func finish() {
+        launches.flush()
+        fetches.flush()
+    }
+}

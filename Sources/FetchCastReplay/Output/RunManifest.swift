@@ -1,0 +1,58 @@
+import FetchCastTrace
+
+/// `run.json`: what produced a result (tool and semantics versions, every parameter, the energy
+/// profile, each input's SHA-256). Deterministic: no clock, no thread count.
+struct RunManifest: Codable, Sendable {
+    struct Parameters: Codable, Sendable {
+        var policies: [String]
+        var budgets: [Double]
+        var tauSeconds: Double
+        var topApps: Int
+        var devices: [String]?
+        var from: String?
+        var to: String?
+        var detail: Bool
+        var defaultUTCOffsetSeconds: Int32
+
+        enum CodingKeys: String, CodingKey {
+            case policies, budgets, devices, from, to, detail
+            case tauSeconds = "tau_s"
+            case topApps = "top_apps"
+            case defaultUTCOffsetSeconds = "default_utc_offset_s"
+        }
+    }
+
+    var schema = 1
+    var tool = "fetchcast"
+    var version: String
+    var semantics: String
+    var parameters: Parameters
+    var energy: EnergyProfile
+    var inputs: [InputDigest]
+    var devices: Int
+    var eventsReplayed: Int64
+    var notes: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case schema, tool, version, semantics, parameters, energy, inputs, devices, notes
+        case eventsReplayed = "events_replayed"
+    }
+
+    init(_ e: Evaluation, options: EvaluationOptions, toolVersion: String) {
+        func iso(_ t: Double?) -> String? {
+            t.map { Timestamp.format(micros: Int64(($0 * 1_000_000).rounded()), utcOffsetSeconds: 0) }
+        }
+        version = toolVersion
+        semantics = Evaluator.semanticsVersion
+        parameters = Parameters(
+            policies: options.policies, budgets: options.budgets, tauSeconds: options.tau, topApps: options.topApps,
+            devices: options.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
+            from: iso(options.from), to: iso(options.to), detail: options.detail,
+            defaultUTCOffsetSeconds: options.trace.defaultUTCOffsetSeconds)
+        energy = options.energy
+        inputs = e.inputs
+        devices = e.summary.first?.metrics.devices ?? 0
+        eventsReplayed = e.eventsReplayed
+        notes = e.notes
+    }
+}

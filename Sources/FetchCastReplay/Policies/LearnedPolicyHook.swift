@@ -1,0 +1,14 @@
+import FetchCastModel
+
+/// Where the `learned` policy comes from: FetchCast's model and scheduler (FetchCastModel's
+/// ``LearnedPolicy``), built per device from its ``DeviceContext``.
+///
+/// This is the one place to change how it is built (a population prior, a model
+/// configuration): register another factory under `learned` in a ``PolicyRegistry`` to try
+/// variants without touching the engine.
+enum LearnedPolicyHook {
+    /// A remark shown when the policy is used (`nil`: none).
+    static let note: String? = nil
+    /// Builds the policy for one device.
+    static let factory: PolicyFactory = { LearnedPolicy(context: $0) }
+}

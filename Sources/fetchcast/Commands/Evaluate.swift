@@ -1,0 +1,147 @@
+import ArgumentParser
+import FetchCastReplay
+import FetchCastStore
+import FetchCastTrace
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FetchCast {
+    struct Evaluate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay traces through fetch policies: freshness at each launch against radio energy.",
+            discussion: """
+                Exact semantics (v1) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
+                (or, with no TRACE, every event of the store), replays every device on every core, \
+                and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
+                DIR/launches.csv.gz and DIR/fetches.csv.gz). A summary table goes to stderr. Two \
+                passes over the input; memory grows with devices × apps, not with trace length.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: ArgumentHelp("Trace files (- reads standard input); none reads the store.", valueName: "trace"))
+        var traces: [String] = []
+
+        @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, learned.", valueName: "list"))
+        var policies = "none,interval,oracle,hourly,learned"
+
+        @Option(help: ArgumentHelp("Daily fetch budgets per device, comma-separated.", valueName: "list"))
+        var budgets = "12,24"
+
+        @Option(help: ArgumentHelp("Freshness window τ: 30m, 1800, 1800s, 2h.", valueName: "duration"))
+        var tau = "30m"
+
+        @Option(help: "Fetch-enabled apps per device (most launched).")
+        var topApps = 5
+
+        @Option(help: ArgumentHelp("Radio energy profile: lte (default), wifi, or a JSON file (see Data/energy/).", valueName: "file"))
+        var energy = "lte"
+
+        @Option(help: ArgumentHelp("Replay only the devices listed in this file (one id per line).", valueName: "file"))
+        var devices: String?
+
+        @Option(help: ArgumentHelp("Replay only events at or after this time (ISO 8601, YYYY-MM-DD or Unix seconds).", valueName: "time"))
+        var from: String?
+
+        @Option(help: ArgumentHelp("Replay only events before this time.", valueName: "time"))
+        var to: String?
+
+        @Flag(help: "Also write one row per scored launch and per fetch (launches.csv.gz, fetches.csv.gz); slower.")
+        var detail = false
+
+        @Option(help: ArgumentHelp("Output directory (created if missing; outputs there are replaced).", valueName: "dir"))
+        var out: String
+
+        @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
+        var utcOffset: String?
+
+        @Option(help: "Worker threads (default: every core); outputs do not depend on it.")
+        var threads = 0
+
+        @Flag(help: "No summary table on stderr.")
+        var quiet = false
+
+        func validate() throws {
+            let names = policyList
+            guard !names.isEmpty else { throw ValidationError("--policies needs at least one policy, e.g. interval,oracle.") }
+            let known = PolicyRegistry.standard.names
+            for n in names where !known.contains(n) {
+                throw ValidationError("unknown policy '\(n)' in --policies; expected some of \(known.joined(separator: ", ")).")
+            }
+            guard let b = budgetList, !b.isEmpty, b.allSatisfy({ $0.isFinite && $0 > 0 }) else {
+                throw ValidationError("--budgets takes positive numbers separated by commas, e.g. 12,24.")
+            }
+            guard EvaluationOptions.parseDuration(tau) != nil else {
+                throw ValidationError("--tau '\(tau)' is not a positive duration; write it as 30m, 1800, 1800s or 2h.")
+            }
+            guard topApps >= 1 else { throw ValidationError("--top-apps must be at least 1.") }
+            guard threads >= 0 else { throw ValidationError("--threads must be 0 (every core) or more.") }
+            if let from, Timestamp.parseArgument(from) == nil {
+                throw ValidationError("--from '\(from)' is not a time; write ISO 8601 (2013-11-09T23:36:45+01:00), a date (2013-11-09) or Unix seconds.")
+            }
+            if let to, Timestamp.parseArgument(to) == nil {
+                throw ValidationError("--to '\(to)' is not a time; write ISO 8601 (2013-11-09T23:36:45+01:00), a date (2013-11-09) or Unix seconds.")
+            }
+            if let f = from.flatMap(Timestamp.parseArgument), let t = to.flatMap(Timestamp.parseArgument), f >= t {
+                throw ValidationError("--from must be before --to.")
+            }
+            if let utcOffset, Timestamp.parseOffset(utcOffset) == nil {
+                throw ValidationError("--utc-offset '\(utcOffset)' is not an offset; write it as +01:00, -0530 or Z.")
+            }
+            if !traces.isEmpty && store.db != nil {
+                throw ValidationError("give trace files or --db, not both.")
+            }
+            if traces.filter({ $0 == "-" }).count > 1 {
+                throw ValidationError("standard input (-) can be given only once.")
+            }
+        }
+
+        var policyList: [String] { policies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        var budgetList: [Double]? {
+            let parts = budgets.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            return parts.contains(nil) ? nil : parts.compactMap { $0 }
+        }
+
+        func run() throws {
+            var err = FileSink.standardError()
+            let showProgress = !quiet && err.isTerminal
+            var options = EvaluationOptions(
+                policies: policyList, budgets: budgetList ?? [], tau: EvaluationOptions.parseDuration(tau) ?? 1800,
+                topApps: topApps, from: from.flatMap(Timestamp.parseArgument), to: to.flatMap(Timestamp.parseArgument),
+                detail: detail, threads: threads,
+                trace: TraceOptions(defaultUTCOffsetSeconds: utcOffset.flatMap(Timestamp.parseOffset) ?? 0))
+            let evaluation: Evaluation
+            do {
+                options.energy = try EnergyProfile.load(energy)
+                if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
+                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
+                evaluation = try Evaluator.run(
+                    input, options: options, outputDirectory: out, toolVersion: FetchCast.version,
+                    progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : nil)
+            } catch let error as EvaluationError {
+                if showProgress { err.write("\r\u{1B}[2K") }
+                throw FetchCast.fail(error.description)
+            }
+            if showProgress { err.write("\r\u{1B}[2K") }
+            guard !quiet else { return }
+            for note in evaluation.notes { print("note: \(note)", to: &err) }
+            let header = ["policy", "budget", "devices", "device_days", "needy", "hit_rate", "fresh_ratio", "fetches/dd", "wakeups/dd", "J/dd", "staleness_min"]
+            let rows = evaluation.summary.map { r -> [String] in
+                let m = r.metrics
+                return [r.policy, Self.budget(r.budget), String(m.devices), CSVField.fixed(m.deviceDays, decimals: 1),
+                        String(m.needyLaunches), CSVField.fixed(m.hitRate, decimals: 3), CSVField.fixed(m.freshRatio, decimals: 3),
+                        CSVField.fixed(m.perDeviceDay(Double(m.fetches)), decimals: 2),
+                        CSVField.fixed(m.perDeviceDay(Double(m.wakeups)), decimals: 2),
+                        CSVField.fixed(m.perDeviceDay(m.joules), decimals: 1), CSVField.fixed(m.meanStalenessMinutes, decimals: 1)]
+            }
+            TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
+            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz" : ""), to: &err)
+        }
+
+        static func budget(_ b: Double) -> String {
+            b == b.rounded() ? String(Int(b)) : CSVField.fixed(b, decimals: 3)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import FetchCastTrace
+import Testing
+@testable import FetchCastReplay
+
+/// Properties that hold on any trace, checked on seeded random ones.
+struct ReplayPropertyTests {
+    static let policies = ["none", "interval", "oracle", "hourly", "learned"]
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func everyPolicyKeepsItsDailyCap(seed: UInt64) throws {
+        let t = randomTrace(seed: seed)
+        let e = try evaluate(t, policies: Self.policies, budgets: [2, 5.5, 12])
+        for (i, row) in e.summary.enumerated() {
+            let cap = Int(row.budget.rounded(.down))
+            var perDay: [String: Int] = [:]
+            for f in e.fetchRecords[i] {
+                // The oracle counts by its launch's local day (1 s later); the others by the fetch's.
+                let time = row.policy == "oracle" ? f.time + 1 : f.time
+                perDay["\(f.device)/\(LocalTime.day(time: time, utcOffsetSeconds: f.utcOffsetSeconds))", default: 0] += 1
+            }
+            #expect(perDay.values.allSatisfy { $0 <= cap }, "\(row.policy) \(row.budget)")
+        }
+    }
+
+    @Test(arguments: [4, 5, 6] as [UInt64])
+    func noFetchMakesMoreThanOneNeedyLaunchFresh(seed: UInt64) throws {
+        let t = randomTrace(seed: seed)
+        let e = try evaluate(t, policies: Self.policies, budgets: [24], tau: 3600)
+        for (i, row) in e.summary.enumerated() {
+            var covered: [String: Int] = [:]
+            for l in e.launchRecords[i] where l.needy && l.fresh {
+                if let f = l.coveringFetch { covered["\(l.device)/\(f)", default: 0] += 1 }
+            }
+            #expect(covered.values.allSatisfy { $0 == 1 }, "\(row.policy)")
+            // The counters agree with the records.
+            #expect(row.metrics.freshNeedyLaunches == e.launchRecords[i].filter { $0.needy && $0.fresh }.count)
+            #expect(row.metrics.scoredLaunches == e.launchRecords[i].count)
+            #expect(row.metrics.fetches == e.fetchRecords[i].count)
+            #expect(abs(e.fetchRecords[i].map(\.joules).reduce(0, +) - row.metrics.joules) < 1e-6)
+        }
+    }
+
+    @Test func resultsDoNotDependOnTheThreadCount() throws {
+        let t = randomTrace(seed: 9, devices: 7)
+        let one = try evaluate(t, policies: Self.policies, budgets: [6, 24], threads: 1)
+        let many = try evaluate(t, policies: Self.policies, budgets: [6, 24], threads: 4)
+        #expect(one.summary == many.summary)
+        #expect(one.devices == many.devices)
+    }
+}
