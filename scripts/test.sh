@@ -5,3 +5,15 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
+
+# Notebooks: re-execute each headless from a clean kernel (fails if any cell fails).
+# Needs only python3 with venv and pip; the pinned packages go into Notebooks/.venv.
+if ! command -v python3 >/dev/null; then
+    echo "error: python3 is needed to run the notebooks (Notebooks/run-all.py); install Python 3 with venv and pip." >&2
+    exit 1
+fi
+if [[ ! -x Notebooks/.venv/bin/python ]]; then
+    python3 -m venv Notebooks/.venv
+fi
+Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
+Notebooks/.venv/bin/python Notebooks/run-all.py

@@ -1,21 +1,25 @@
 import FetchCastModel
 import FetchCastStore
 import FetchCastTrace
-import Foundation
 
-/// Keeps each device's ``DeviceModel`` and the ``PopulationPrior`` in the store, up to date
-/// with the events ingested: `predict` never replays history, it folds in only the events
-/// added since the last call (there is no training step to remember).
+/// Keeps each device's ``DeviceModel`` and its ``DevicePrior`` in the store, up to date with
+/// the events ingested: `predict` never replays history, it folds in only the events added
+/// since the last call (there is no training step to remember).
 ///
-/// Apps and devices are keyed by the store's ids (`apps.id`, `devices.id`).
+/// Apps and devices are keyed by the store's ids (`apps.id`, `devices.id`). State is kept in
+/// a compact binary form (``DeviceModel/binaryEncoded()``), one row per device and one per
+/// device's prior, so answering for one device reads two rows.
 public final class ModelRepository {
     let store: Store
     /// The model constants.
     public let configuration: ModelConfiguration
 
     static let watermarkKey = "watermark"
-    static let populationKey = "population"
     static let devicePrefix = "device:"
+    static let priorPrefix = "prior:"
+    /// Content published for every device (empty device id), kept so that a device first seen
+    /// later still learns from what was published before it appeared.
+    static let everyoneKey = "everyone"
 
     /// Creates a repository over a store.
     public init(store: Store, configuration: ModelConfiguration = ModelConfiguration()) {
@@ -23,10 +27,10 @@ public final class ModelRepository {
         self.configuration = configuration
     }
 
-    /// The learned state of every device, the population prior and the names behind the ids.
+    /// The learned state of devices, their priors and the names behind the ids.
     public struct Snapshot {
         public var models: [Int64: DeviceModel]
-        public var population: PopulationPrior
+        var priors: [Int64: DevicePrior]
         public var deviceNames: [Int64: String]
         public var appNames: [Int64: String]
         /// Events folded in by this refresh.
@@ -37,59 +41,102 @@ public final class ModelRepository {
         /// The app id of a name.
         public func app(named name: String) -> Int64? { appNames.first { $0.value == name }?.key }
 
-        /// The prior for one device: the population without that device would be ideal; the
-        /// pooled population is used, with the device's own data outweighing it as it grows.
-        public func prior(for device: Int64) -> DevicePrior {
-            guard let model = models[device] else { return DevicePrior(population, apps: [:]) }
-            var names: [Int32: String] = [:]
-            for app in model.appsBySessions { names[app] = appNames[Int64(app)] ?? "" }
-            return DevicePrior(population, apps: names)
-        }
+        /// What the other devices say, translated to this device's app ids.
+        public func prior(for device: Int64) -> DevicePrior { priors[device] ?? .none }
     }
 
-    /// Folds new events into the persisted models and returns them.
+    /// Folds new events into the persisted models and returns the state of `devices` (every
+    /// device when `nil`).
     ///
-    /// - Complexity: O(new events + devices × apps) — independent of history already folded.
-    public func refresh() throws -> Snapshot {
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
-        return try store.writeTransaction {
+    /// - Complexity: O(new events + devices × apps) when events were added since the last
+    ///   call; otherwise O(size of the requested devices' state).
+    public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
+        let deviceNames = try store.deviceNames()
+        let appNames = try store.appNames()
+        let wanted: Set<Int64>? = requested.map { names in Set(deviceNames.filter { names.contains($0.value) }.keys) }
+        var models: [Int64: DeviceModel] = [:]
+        var priors: [Int64: DevicePrior] = [:]
+        var folded = 0
+        try store.writeTransaction {
             let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
             let last = try store.lastEventID()
-            var models: [Int64: DeviceModel] = [:]
+            if last > watermark || (watermark > 0 && last < watermark) {
+                (models, priors, folded) = try fold(after: last < watermark ? 0 : watermark, upTo: last, appNames: appNames)
+                if let wanted {
+                    models = models.filter { wanted.contains($0.key) }
+                    priors = priors.filter { wanted.contains($0.key) }
+                }
+                return
+            }
+            let ids = wanted.map(Array.init) ?? Array(deviceNames.keys)
+            for id in ids.sorted() {
+                guard let record = try store.modelState(key: Self.devicePrefix + String(id)) else { continue }
+                do {
+                    models[id] = try DeviceModel(binary: record.state)
+                    if let p = try store.modelState(key: Self.priorPrefix + String(id)) { priors[id] = try DevicePrior(binary: p.state) }
+                } catch {
+                    // Damaged state is derived data: rebuild everything from the events.
+                    (models, priors, folded) = try fold(after: 0, upTo: last, appNames: appNames)
+                    if let wanted { models = models.filter { wanted.contains($0.key) } }
+                    return
+                }
+            }
+        }
+        return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded)
+    }
+
+    /// Loads every model, folds events `(after, upTo]`, rebuilds the population and every
+    /// device's prior, and saves it all (inside the caller's transaction).
+    private func fold(after watermark: Int64, upTo last: Int64, appNames: [Int64: String]) throws
+        -> ([Int64: DeviceModel], [Int64: DevicePrior], Int)
+    {
+        var models: [Int64: DeviceModel] = [:]
+        if watermark > 0 {
             for record in try store.modelStates(prefix: Self.devicePrefix) {
                 guard let id = Int64(record.key.dropFirst(Self.devicePrefix.count)) else { continue }
-                models[id] = try decoder.decode(DeviceModel.self, from: Data(record.state))
+                models[id] = try DeviceModel(binary: record.state)
             }
-            var population = try store.modelState(key: Self.populationKey)
-                .map { try decoder.decode(PopulationPrior.self, from: Data($0.state)) } ?? .none
-            var folded = 0
-            if last > watermark {
-                try store.scanEvents(afterID: watermark) { e in
-                    folded += 1
-                    let event = DeviceEvent(
-                        time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                        app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-                    if let device = e.device {
-                        models[device, default: DeviceModel(configuration: configuration)].observe(event)
-                    } else {
-                        for key in models.keys { models[key]!.observe(event) }
-                    }
-                }
-                let appNames = try store.appNames()
-                population = PopulationPrior.build(from: models.keys.sorted().map { id in
-                    (model: models[id]!, name: { appNames[Int64($0)] ?? "" })
-                })
-                var records = try models.keys.sorted().map { id in
-                    Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last,
-                                           state: Array(try encoder.encode(models[id]!)))
-                }
-                records.append(Store.ModelStateRecord(key: Self.populationKey, watermark: last, state: Array(try encoder.encode(population))))
-                records.append(Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []))
-                try store.saveModelStates(records)
-            }
-            return Snapshot(models: models, population: population, deviceNames: try store.deviceNames(),
-                            appNames: try store.appNames(), eventsFolded: folded)
         }
+        var everyone = DeviceModel(configuration: configuration)
+        if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
+            everyone = try DeviceModel(binary: record.state)
+        }
+        var folded = 0
+        try store.scanEvents(afterID: watermark) { e in
+            folded += 1
+            let event = DeviceEvent(
+                time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
+                app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
+            if let device = e.device {
+                if models[device] == nil {
+                    var fresh = DeviceModel(configuration: configuration)
+                    fresh.adoptContent(from: everyone)
+                    models[device] = fresh
+                }
+                models[device]!.observe(event)
+            } else {
+                everyone.observe(event)
+                for key in models.keys { models[key]!.observe(event) }
+            }
+        }
+        let ids = models.keys.sorted()
+        let population = PopulationPrior.build(from: ids.map { id in
+            (model: models[id]!, name: { appNames[Int64($0)] ?? "" })
+        })
+        var priors: [Int64: DevicePrior] = [:]
+        var records: [Store.ModelStateRecord] = []
+        for id in ids {
+            let model = models[id]!
+            var names: [Int32: String] = [:]
+            for app in model.appsBySessions { names[app] = appNames[Int64(app)] ?? "" }
+            let prior = DevicePrior(population, apps: names)
+            priors[id] = prior
+            records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+            records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
+        }
+        records.append(Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()))
+        records.append(Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []))
+        try store.saveModelStates(records)
+        return (models, priors, folded)
     }
 }

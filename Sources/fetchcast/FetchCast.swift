@@ -19,7 +19,7 @@ struct FetchCast: ParsableCommand {
               fetchcast stats                               # what the store holds
             """,
         version: version,
-        subcommands: [Ingest.self, Stats.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Bench.self]
+        subcommands: [Ingest.self, Stats.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self]
     )
 
     func run() throws {

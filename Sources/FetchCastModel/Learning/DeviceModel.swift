@@ -40,11 +40,11 @@ public struct DeviceModel: Sendable, Codable {
     /// The last launch of any app.
     var lastLaunchAny: Double?
     /// The last event time seen.
-    public private(set) var lastEventTime: Double?
+    public internal(set) var lastEventTime: Double?
     /// The device's UTC offset at its last event.
-    public private(set) var lastOffset: Int32 = 0
+    public internal(set) var lastOffset: Int32 = 0
     /// Events observed.
-    public private(set) var eventCount: Int = 0
+    public internal(set) var eventCount: Int = 0
 
     /// A reactive fetch comes this many seconds after the launch it reacts to.
     public static let triggerDelay: Double = 1
@@ -192,6 +192,13 @@ public struct DeviceModel: Sendable, Codable {
         content[app] = c
         state.lastRefresh = t
         apps[app] = state
+    }
+
+    /// Takes the content learned by another model (publishes meant for every device) for the
+    /// apps this model has no content evidence of yet: a device that appears later still knows
+    /// what was published before it.
+    public mutating func adoptContent(from other: DeviceModel) {
+        for (app, state) in other.content where content[app] == nil { content[app] = state }
     }
 
     /// Records a refresh of an app's cache (a fetch) without content evidence.

@@ -22,7 +22,7 @@ extension FetchCast {
             let s = try store.open(create: false)
             var out = FileSink.standardOutput()
             do {
-                let snapshot = try ModelRepository(store: s).refresh()
+                let snapshot = try ModelRepository(store: s).refresh(devices: [device])
                 let view = try ModelView(snapshot: snapshot, device: device, app: app)
                 view.write(to: &out)
             } catch {

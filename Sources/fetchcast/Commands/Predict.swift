@@ -48,7 +48,7 @@ extension FetchCast {
             let s = try store.open(create: false)
             let predictions: [Prediction]
             do {
-                let snapshot = try ModelRepository(store: s).refresh()
+                let snapshot = try ModelRepository(store: s).refresh(devices: device.map { [$0] })
                 predictions = try Predictor.predict(
                     PredictionRequest(device: device, app: app, at: at.flatMap(Timestamp.parseArgument), count: count, budget: budget),
                     snapshot: snapshot)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Regenerates every CSV the notebooks read (Notebooks/data/) from the bundled Data/ with the
+# fetchcast binary. Deterministic: the same Data/ and fetchcast give byte-identical files.
+#
+#   Notebooks/make-data.sh                       # builds fetchcast (release) if needed
+#   FETCHCAST=path/to/fetchcast Notebooks/make-data.sh
+#
+# Uses temporary stores under $TMPDIR (never the default ./fetchcast.sqlite) and python3
+# (standard library only) for the calibration time split.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+if [[ -z "${FETCHCAST:-}" ]]; then
+    if command -v fetchcast >/dev/null; then
+        FETCHCAST=$(command -v fetchcast)
+    else
+        swift build -c release --product fetchcast >&2
+        FETCHCAST=$root/.build/release/fetchcast
+    fi
+fi
+fc() { "$FETCHCAST" "$@"; }
+gz() { gzip -n -9; }   # -n: no name or timestamp, so the output is reproducible
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetchcast-notebooks.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+out=Notebooks/data
+rm -rf "$out"
+mkdir -p "$out/evaluate" "$out/evaluate-detail" "$out/calibration"
+sample=Data/ubiqlog-sample.csv.gz
+publish=Data/news-publish-excerpt.csv.gz
+
+echo "== launch-patterns: the whole sample" >&2
+db=$tmp/sample.sqlite
+fc ingest --quiet --db "$db" "$sample"
+fc export events --db "$db" | gz > "$out/events.csv.gz"
+fc export model --db "$db" --top-apps 10 | gz > "$out/model.csv.gz"
+fc export cousage --db "$db" --top-apps 10 > "$out/cousage.csv"
+
+echo "== freshness-vs-energy: every policy and budget" >&2
+fc evaluate "$sample" --policies none,interval,oracle,hourly,learned --budgets 2,4,8,12,24,48 \
+    --out "$tmp/evaluate" 2>/dev/null
+cp "$tmp/evaluate/summary.csv" "$tmp/evaluate/devices.csv" "$tmp/evaluate/run.json" "$out/evaluate/"
+fc evaluate "$sample" --policies interval,hourly,learned --budgets 24 --detail \
+    --out "$tmp/evaluate-detail" 2>/dev/null
+cp "$tmp/evaluate-detail/launches.csv.gz" "$tmp/evaluate-detail/fetches.csv.gz" "$tmp/evaluate-detail/run.json" \
+    "$out/evaluate-detail/"
+
+echo "== calibration: fit on each device's first 21 days, score on the rest" >&2
+python3 Notebooks/split-trace.py "$sample" 21 "$tmp/train.csv.gz" "$out/calibration/split.csv"
+db=$tmp/train.sqlite
+fc ingest --quiet --db "$db" "$tmp/train.csv.gz"
+fc export model --db "$db" --top-apps 5 | gz > "$out/calibration/model-train.csv.gz"
+
+echo "== calibration: quiet periods learned from a real publish stream" >&2
+# A reader device in the stream's time zone, launching the news app at the excerpt's start and
+# end, ingested first: publishes with an empty device reach the devices already in the store.
+printf '%s\n' "time,device,app,event,result,bytes,duration_ms" \
+    "2025-08-04T00:00:00+02:00,news-reader,news.google.top-stories,launch,,," \
+    "2025-09-01T00:00:00+02:00,news-reader,news.google.top-stories,launch,,," > "$tmp/news-reader.csv"
+db=$tmp/news.sqlite
+fc ingest --quiet --db "$db" "$tmp/news-reader.csv"
+fc ingest --quiet --db "$db" "$publish"
+fc export model --db "$db" --device news-reader --app news.google.top-stories > "$out/calibration/news-model.csv"
+fc export events --db "$db" --device '' | gz > "$out/calibration/news-publishes.csv.gz"
+
+echo "wrote $(find "$out" -type f | wc -l) files to $out/" >&2

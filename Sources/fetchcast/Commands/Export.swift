@@ -1,0 +1,92 @@
+import ArgumentParser
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTrace
+
+extension FetchCast {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the store's events or what the model learned as CSV or JSON Lines, for pandas or a spreadsheet.",
+            discussion: """
+                KIND is one of:
+                  events       rows of the store's `events` view, in time order
+                  model        per device, app, weekday (0 = Monday) and local hour: launch \
+                probability, session and new-content rates per hour, the evidence behind them
+                  cousage      per device and app pair: P(a session of next_app within 30 min \
+                after a launch of app), support (launches of app)
+                  predictions  what `fetchcast predict` plans over --from/--to
+                Columns are documented in docs/export.md. CSV (RFC 4180 quoting, header row, \
+                LF line ends) unless --format json (JSON Lines, each record with "schema": 1). \
+                Folds newly ingested events into the model first (except for events), as predict \
+                does. Cost on the bundled sample (33k events, 14 devices): events 0.1 s, model \
+                for every app 1 s; predictions value every 5 minutes of the window per app.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Argument(help: ArgumentHelp("events, model, cousage or predictions.", valueName: "kind"))
+        var kind: ExportKind
+
+        @Option(help: "Only this device (default: every device; for events, '' selects publishes to every device).")
+        var device: String?
+
+        @Option(help: "Only rows whose app column is this app (default: every app).")
+        var app: String?
+
+        @Option(help: ArgumentHelp("events: at or after this time; predictions: window start (default: each device's last event). ISO 8601, YYYY-MM-DD or Unix seconds.", valueName: "time"))
+        var from: String?
+
+        @Option(help: ArgumentHelp("events: before this time; predictions: window end (default: 24 h after its start).", valueName: "time"))
+        var to: String?
+
+        @Option(help: ArgumentHelp("model, cousage: only each device's N apps with the most sessions (default: every app); predictions: apps planned for (default: 5).", valueName: "n"))
+        var topApps: Int?
+
+        @Option(help: "predictions: fetches per device per local day (the cap is its whole part).")
+        var budget: Double = 24
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout).", valueName: "file"))
+        var output = "-"
+
+        @Option(help: "Output format: csv or json (JSON Lines).")
+        var format: ExportFormat = .csv
+
+        func validate() throws {
+            for (flag, value) in [("--from", from), ("--to", to)] {
+                if let value, Timestamp.parseArgument(value) == nil {
+                    throw ValidationError("\(flag) '\(value)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
+                }
+            }
+            if kind == .model || kind == .cousage, from != nil || to != nil {
+                throw ValidationError("--from/--to apply to events and predictions only; \(kind.rawValue) describes the model as of each device's last event.")
+            }
+            if kind == .events, topApps != nil {
+                throw ValidationError("--top-apps applies to model, cousage and predictions only.")
+            }
+            if let topApps, topApps < 1 { throw ValidationError("--top-apps must be at least 1.") }
+            guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
+        }
+
+        func run() throws {
+            let s = try store.open(create: false)
+            let request = ExportRequest(
+                kind: kind, device: device, app: app, from: from.flatMap(Timestamp.parseArgument),
+                to: to.flatMap(Timestamp.parseArgument), topApps: topApps, budget: budget, format: format)
+            var out: FileSink
+            do {
+                out = output == "-" ? FileSink.standardOutput() : try FileSink(path: output)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            do {
+                try Exporter.export(request, from: s, to: &out)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            try FetchCast.finish(out)
+        }
+    }
+}
+
+extension ExportKind: ExpressibleByArgument {}
+extension ExportFormat: ExpressibleByArgument {}
