@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
         .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
-        .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore"]),
+        .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
         .executableTarget(
             name: "fetchcast",
             dependencies: [

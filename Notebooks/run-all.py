@@ -54,6 +54,8 @@ def main() -> int:
         print("missing notebook: " + ", ".join(map(str, missing)), file=sys.stderr)
         return 1
     results = [run(p, args.save, args.timeout) for p in paths]
+    passed = sum(results)
+    print(f"notebooks: {passed} passed, {len(results) - passed} failed")
     return 0 if all(results) else 1
 
 

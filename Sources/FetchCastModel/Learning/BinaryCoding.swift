@@ -92,7 +92,9 @@ extension DeviceModel {
         var w = BinaryWriter()
         w.int(Self.formatVersion)
         w.int(0)
-        let configurationJSON = try JSONEncoder().encode(configuration)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // the same model must give the same bytes
+        let configurationJSON = try encoder.encode(configuration)
         w.int(configurationJSON.count)
         w.bytes.append(contentsOf: configurationJSON)
         w.double(scale.reference)

@@ -230,3 +230,38 @@ extension DeviceModel {
         return best
     }
 }
+
+extension DeviceModel {
+    /// ``sessionRate(app:slot:now:prior:)`` for all 168 slots at once, sharing the sums that
+    /// every slot's prior needs: what a planner evaluates thousands of windows against.
+    /// - Complexity: O(168).
+    public func sessionRates(app: Int32, now: Double, prior: DevicePrior) -> [Double] {
+        let f = scale.readFactor(at: now)
+        let m = configuration.priorHours
+        let appSessions = (apps[app]?.sessionTotal ?? 0) * f
+        let allSessions = sessionsAll.reduce(0, +) * f
+        let globalTotal = max(prior.globalRates.reduce(0, +), 1e-9)
+        let popShare = prior.appRates[app].map { $0.reduce(0, +) / globalTotal } ?? 0.05
+        let share = (appSessions + 2 * popShare) / (allSessions + 2)
+        let w = appSessions / (appSessions + 10)
+        let pop = prior.appRates[app]
+        let own = apps[app]?.sessions
+        return (0..<HourOfWeek.count).map { slot in
+            let e = smoothed(exposure, slot) * f / 3600
+            let allRate = (smoothed(sessionsAll, slot) * f + m * prior.globalRates[slot]) / (e + m)
+            var p = share * allRate
+            if let pop { p = w * p + (1 - w) * pop[slot] }
+            let c = own.map { smoothed($0, slot) * f } ?? 0
+            return (c + m * p) / (e + m)
+        }
+    }
+
+    /// P(a session starts in `(start, end]`) from precomputed ``sessionRates(app:now:prior:)``.
+    public func sessionProbability(rates: [Double], from start: Double, to end: Double) -> Double {
+        var expected = 0.0
+        HourOfWeek.spread(from: start, to: end, offset: lastOffset) { slot, seconds in
+            expected += rates[slot] * seconds / 3600
+        }
+        return 1 - exp(-expected)
+    }
+}

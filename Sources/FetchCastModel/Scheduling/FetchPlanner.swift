@@ -38,13 +38,15 @@ public enum FetchPlanner {
         let offset = model.lastOffset
         struct Candidate { var app: Int32; var time: Double; var session: Double; var newData: Double; var value: Double }
         var candidates: [Candidate] = []
+        var rates: [Int32: [Double]] = [:]
+        for app in apps { rates[app] = model.sessionRates(app: app, now: start, prior: prior) }
         var g = begin
         while g < start + horizon {
             for app in apps {
                 let refreshed = model.lastRefresh(of: app)
                 let uncovered = refreshed.map { max(0, min(1, (g + tau - max(g, $0 + tau)) / tau)) } ?? 1
                 guard uncovered > 0 else { continue }
-                let session = model.sessionProbability(app: app, from: g, to: g + tau, now: start, prior: prior)
+                let session = model.sessionProbability(rates: rates[app]!, from: g, to: g + tau)
                 let newData = model.newDataProbability(app: app, at: g, since: refreshed ?? start, now: start)
                 let value = session * newData * uncovered
                 if value >= configuration.minimumValue {
@@ -74,7 +76,7 @@ public enum FetchPlanner {
         while i < plan.count {
             let earlier = plan[i - 1], later = plan[i]
             if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600 {
-                let session = model.sessionProbability(app: later.app, from: earlier.time, to: earlier.time + tau, now: start, prior: prior)
+                let session = model.sessionProbability(rates: rates[later.app]!, from: earlier.time, to: earlier.time + tau)
                 let newData = model.newDataProbability(app: later.app, at: earlier.time, since: model.lastRefresh(of: later.app) ?? start, now: start)
                 if session * newData >= 0.9 * later.launchProbability * later.newDataProbability {
                     plan[i] = ScheduledFetch(app: later.app, time: earlier.time, launchProbability: session,

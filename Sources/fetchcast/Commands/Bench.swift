@@ -21,9 +21,15 @@ extension FetchCast {
                 /dev/null` against `fetchcast evaluate trace --policies interval` (budgets 12 and \
                 24, all cores). Prints fetchcast's speed as a fraction of zcat's (target: at least \
                 0.5) and its peak memory.
+                predict: ingests --trace into a fresh store and times whole `fetchcast predict \
+                --device D` calls (process start included) against a `sqlite3` shell query on the \
+                same store, plus the in-process query (load + plan) p50/p99 (targets: a CLI call \
+                at most 50 ms, the in-process query p99 at most 1 ms).
+                model: the model's per-event update cost after 1 M and after 10 M events of one \
+                device (flat means O(1) in history).
                 """)
 
-        @Argument(help: "What to measure: ingest or replay.")
+        @Argument(help: "What to measure: ingest, replay, predict or model.")
         var target: String = "ingest"
 
         @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
@@ -37,9 +43,15 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Scratch directory (default: a new one under /tmp).", valueName: "dir"))
         var workDir: String?
 
+        @Option(help: ArgumentHelp("The trace for `bench predict` (default: ../shared/data/ubiqlog-dev.csv.gz when present, else Data/ubiqlog-sample.csv.gz).", valueName: "file"))
+        var trace: String?
+
+        @Option(help: "CLI calls timed by `bench predict`.")
+        var calls: Int = 30
+
         func validate() throws {
-            guard target == "ingest" || target == "replay" else {
-                throw ValidationError("unknown benchmark '\(target)'; expected ingest or replay.")
+            guard ["ingest", "replay", "predict", "model"].contains(target) else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict or model.")
             }
             guard sizeList.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ValidationError("--rows takes positive whole numbers separated by commas, e.g. 500000,2000000.")
@@ -58,6 +70,23 @@ extension FetchCast {
                 mkdir(dir, 0o755)
             }
             let sizes = sizeList.split(separator: ",").compactMap { Int($0) }
+            if target == "predict" {
+                try runPredict(directory: dir, log: &err)
+                if workDir == nil { rmdir(dir) }
+                return
+            }
+            if target == "model" {
+                if workDir == nil { rmdir(dir) }
+                let results = ModelUpdateBenchmark.run(checkpoints: [1_000_000, 10_000_000], log: &err)
+                var out = FileSink.standardOutput()
+                let table = [["events", "ns_per_event"]] + results.map { [String($0.events), CSVField.fixed($0.nanosPerEvent, decimals: 0)] }
+                TextTable.write(table, rightAligned: [0, 1], to: &out)
+                if results.count == 2 {
+                    out.write("cost at 10M / cost at 1M: \(CSVField.fixed(results[1].nanosPerEvent / results[0].nanosPerEvent, decimals: 2))x\n")
+                }
+                try FetchCast.finish(out)
+                return
+            }
             if target == "replay" {
                 try runReplay(sizes: sizes, directory: dir, log: &err)
                 if workDir == nil { rmdir(dir) }
@@ -81,6 +110,24 @@ extension FetchCast {
                      CSVField.fixed(Double(r.fetchcast.maxRSSKiB) / 1024, decimals: 1)]
                 }
             TextTable.write(table, rightAligned: Set(0..<8), to: &out)
+            try FetchCast.finish(out)
+        }
+
+        private func runPredict(directory: String, log: inout FileSink) throws {
+            var path = trace ?? "../shared/data/ubiqlog-dev.csv.gz"
+            if trace == nil && access(path, R_OK) != 0 { path = "Data/ubiqlog-sample.csv.gz" }
+            let r: PredictBenchmark.Result
+            do {
+                r = try PredictBenchmark.run(trace: path, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            var out = FileSink.standardOutput()
+            let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
+            let table = [["events", "device", "cli_median_ms", "cli_p95_ms", "sqlite3_median_ms", "cli_vs_sqlite3", "query_p50_ms", "query_p99_ms", "plan_p99_ms"],
+                         [String(r.events), r.device, ms(r.cliMedian), ms(r.cliP95), ms(r.sqliteMedian),
+                          CSVField.fixed(r.cliMedian / max(r.sqliteMedian, 1e-9), decimals: 2) + "x", ms(r.queryP50), ms(r.queryP99), ms(r.planP99)]]
+            TextTable.write(table, rightAligned: Set(0..<9).subtracting([1]), to: &out)
             try FetchCast.finish(out)
         }
 

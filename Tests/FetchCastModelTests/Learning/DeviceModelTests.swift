@@ -139,3 +139,18 @@ enum JSONEncoderBox {
     static func encode<T: Encodable>(_ v: T) throws -> Data { try JSONEncoder().encode(v) }
     static func decode<T: Decodable>(_ t: T.Type, _ d: Data) throws -> T { try JSONDecoder().decode(t, from: d) }
 }
+
+struct SessionRatesTests {
+    @Test func allSlotsAtOnceEqualOneSlotAtATime() {
+        var model = DeviceModel()
+        for e in habitTrace(seed: 3) { model.observe(e) }
+        let now = model.lastEventTime!
+        for app in Int32(0)..<3 {
+            let all = model.sessionRates(app: app, now: now, prior: .none)
+            for slot in stride(from: 0, to: 168, by: 7) {
+                let one = model.sessionRate(app: app, slot: slot, now: now, prior: .none)
+                #expect(abs(all[slot] - one) <= 1e-12 * max(1, one))
+            }
+        }
+    }
+}

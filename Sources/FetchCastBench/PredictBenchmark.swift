@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FetchCastModel
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTrace
+
+/// `predict` latency: whole CLI calls (process start included) against a `sqlite3` shell call
+/// on the same store measured in the same run, and the in-process query's percentiles.
+public enum PredictBenchmark {
+    /// The measurements.
+    public struct Result: Sendable {
+        public var events: Int64
+        public var device: String
+        public var cliMedian: Double
+        public var cliP95: Double
+        public var sqliteMedian: Double
+        public var queryP50: Double
+        public var queryP99: Double
+        public var planP99: Double
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    /// Ingests `trace` into a fresh store in `directory`, folds the model once, then measures.
+    public static func run<Log: TextOutputStream>(trace: String, directory: String, executable: String, calls: Int, log: inout Log) throws -> Result {
+        let db = directory + "/predict-bench.sqlite"
+        for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) } }
+        log.write("ingesting \(trace)\n")
+        guard ChildProcess.run([executable, "ingest", "--quiet", "--db", db, trace]).status == 0 else {
+            throw StoreError(path: db, message: "ingest failed in the benchmark")
+        }
+        let store = try Store(path: db, create: false)
+        let snapshot = try ModelRepository(store: store).refresh()
+        let events = try store.lastEventID()
+        guard let deviceID = snapshot.models.keys.sorted().first, let device = snapshot.deviceNames[deviceID] else {
+            throw StoreError(path: db, message: "the trace has no device to predict for")
+        }
+        log.write("timing \(calls) CLI calls of `fetchcast predict --device \(device)`\n")
+        var cli: [Double] = []
+        var sqlite: [Double] = []
+        for _ in 0..<calls {
+            cli.append(ChildProcess.run([executable, "predict", "--db", db, "--device", device, "--count", "10", "--format", "json"]).seconds)
+            sqlite.append(ChildProcess.run(["sqlite3", db, "SELECT count(*) FROM files"]).seconds)
+        }
+        var query: [Double] = []
+        var plan: [Double] = []
+        let repository = ModelRepository(store: store)
+        for _ in 0..<max(calls * 10, 100) {
+            let t0 = WallClock.monotonic()
+            let s = try repository.refresh(devices: [device])
+            let p = try Predictor.predict(PredictionRequest(device: device, count: 10), snapshot: s)
+            let t1 = WallClock.monotonic()
+            query.append(t1 - t0)
+            let model = s.models[deviceID]!
+            let t2 = WallClock.monotonic()
+            _ = FetchPlanner.plan(model: model, apps: Array(model.appsBySessions.prefix(5)), from: model.lastEventTime!,
+                                  configuration: SchedulerConfiguration(), prior: s.prior(for: deviceID))
+            plan.append(WallClock.monotonic() - t2)
+            precondition(!p.isEmpty || true)
+        }
+        return Result(events: events, device: device, cliMedian: percentile(cli, 0.5), cliP95: percentile(cli, 0.95),
+                      sqliteMedian: percentile(sqlite, 0.5), queryP50: percentile(query, 0.5), queryP99: percentile(query, 0.99),
+                      planP99: percentile(plan, 0.99))
+    }
+}
+
+/// Per-event model update cost as history grows: if updates are O(1) in history, the cost per
+/// event at 10 M events equals the cost at 1 M.
+public enum ModelUpdateBenchmark {
+    /// Nanoseconds per `observe` over the last `window` events before each checkpoint.
+    public static func run<Log: TextOutputStream>(checkpoints: [Int], window: Int = 200_000, log: inout Log) -> [(events: Int, nanosPerEvent: Double)] {
+        var model = DeviceModel()
+        var rng = SplitMix64(seed: 7)
+        var t = 1_700_000_000.0
+        var results: [(Int, Double)] = []
+        var done = 0
+        for checkpoint in checkpoints.sorted() {
+            let untimed = max(0, checkpoint - window - done)
+            for _ in 0..<untimed { step(&model, &t, &rng) }
+            done += untimed
+            let timed = checkpoint - done
+            let t0 = WallClock.monotonic()
+            for _ in 0..<timed { step(&model, &t, &rng) }
+            let elapsed = WallClock.monotonic() - t0
+            done += timed
+            results.append((checkpoint, elapsed / Double(max(timed, 1)) * 1e9))
+            log.write("  \(checkpoint) events: \(CSVField.fixed(elapsed / Double(max(timed, 1)) * 1e9, decimals: 0)) ns/event\n")
+        }
+        return results
+    }
+
+    @inline(__always)
+    static func step(_ model: inout DeviceModel, _ t: inout Double, _ rng: inout SplitMix64) {
+        t += Double(rng.next() % 1200)
+        let r = rng.next()
+        let app = Int32(r % 40)
+        if r % 13 == 0 {
+            model.observe(DeviceEvent(time: t, utcOffsetSeconds: 3600, app: app, kind: .fetch, result: r % 3 == 0 ? .noData : .newData))
+        } else {
+            model.observe(DeviceEvent(time: t, utcOffsetSeconds: 3600, app: app, kind: .launch))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import FetchCastModel
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+import Testing
+@testable import FetchCastPredict
+
+/// A fresh store in a temporary directory with helpers to add trace text.
+private final class RepositoryFixture {
+    let directory: String
+    let store: Store
+    private var files = 0
+
+    init() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcast-repo-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directory = url.path
+        store = try Store(path: directory + "/test.sqlite", create: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    @discardableResult
+    func ingest(_ rows: [String]) throws -> String {
+        files += 1
+        let file = directory + "/trace-\(files).csv"
+        try Data((["time,device,app,event,result,bytes,duration_ms"] + rows).joined(separator: "\n").utf8)
+            .write(to: URL(fileURLWithPath: file))
+        _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: file)
+        return file
+    }
+}
+
+/// Two weeks of habits for two devices: mail at 08:00 and 20:00, news at 12:30, chat after mail.
+private func habits(days: Range<Int>, devices: [String] = ["a", "b"]) -> [String] {
+    var rows: [String] = []
+    for day in days {
+        let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+        for d in devices {
+            rows.append("\(date)T08:0\(day % 7):00+01:00,\(d),mail,launch,,,")
+            rows.append("\(date)T08:1\(day % 7):00+01:00,\(d),chat,launch,,,")
+            rows.append("\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,")
+            rows.append("\(date)T20:0\(day % 7):00+01:00,\(d),mail,launch,,,")
+        }
+    }
+    return rows.sorted()
+}
+
+struct ModelRepositoryTests {
+    @Test func predictAnswersRightAfterIngestWithoutATrainingStep() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<14))
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        #expect(snapshot.eventsFolded == 14 * 2 * 4)
+        let at = Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!
+        let predictions = try Predictor.predict(PredictionRequest(device: "a", at: at, count: 20, budget: 6), snapshot: snapshot)
+        #expect(!predictions.isEmpty)
+        #expect(predictions.allSatisfy { $0.device == "a" && $0.fetchAtUnix >= at })
+        #expect(predictions.allSatisfy { (0...1).contains($0.launchProbability) && (0...1).contains($0.newDataProbability) })
+        #expect(predictions.allSatisfy { $0.fetchAt.hasSuffix("+01:00") }, "fetch_at in the device's local offset")
+        #expect(predictions.count <= 6, "a budget of 6 a day over a 24-hour plan")
+        // The habitual hours come first: something is planned shortly before 08:00 or 12:30.
+        let hours = predictions.map { Int(($0.fetchAtUnix - at) / 3600) }
+        #expect(hours.contains { $0 == 7 || $0 == 8 } || hours.contains { $0 == 11 || $0 == 12 }, "\(hours)")
+    }
+
+    @Test func foldsOnlyNewEventsAndMatchesAFoldFromScratch() throws {
+        let incremental = try RepositoryFixture()
+        try incremental.ingest(habits(days: 0..<7))
+        #expect(try ModelRepository(store: incremental.store).refresh().eventsFolded == 56)
+        #expect(try ModelRepository(store: incremental.store).refresh().eventsFolded == 0, "nothing new: nothing folded")
+        try incremental.ingest(habits(days: 7..<14))
+        let later = try ModelRepository(store: incremental.store).refresh()
+        #expect(later.eventsFolded == 56)
+
+        let scratch = try RepositoryFixture()
+        try scratch.ingest(habits(days: 0..<7))
+        try scratch.ingest(habits(days: 7..<14))
+        let whole = try ModelRepository(store: scratch.store).refresh()
+        #expect(whole.eventsFolded == 112)
+        for id in whole.models.keys {
+            #expect(try whole.models[id]!.binaryEncoded() == later.models[id]!.binaryEncoded())
+        }
+    }
+
+    @Test func forgettingAFileRebuildsTheModel() throws {
+        let f = try RepositoryFixture()
+        let first = try f.ingest(habits(days: 0..<7))
+        try f.ingest(habits(days: 7..<14, devices: ["c"]))
+        _ = try ModelRepository(store: f.store).refresh()
+        _ = try f.store.forget(first)
+        let after = try ModelRepository(store: f.store).refresh()
+        #expect(after.eventsFolded == 28)
+        #expect(after.models.count == 1)
+        #expect(after.device(named: "c").flatMap { after.models[$0] } != nil)
+    }
+
+    @Test func contentPublishedBeforeADeviceAppearsIsKept() throws {
+        let f = try RepositoryFixture()
+        var publishes: [String] = []
+        for day in 0..<7 {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            for hour in 10..<20 { publishes.append("\(date)T\(hour):00:00+01:00,,news,publish,,,") }
+        }
+        try f.ingest(publishes)
+        try f.ingest(habits(days: 7..<10))
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        let news = Int32(snapshot.app(named: "news")!)
+        let model = snapshot.models[snapshot.device(named: "a")!]!
+        let rates = try #require(model.contentRates(app: news, now: model.lastEventTime!))
+        #expect(rates[10 + 24] > 10 * rates[3 + 24], "busy at 10:00, quiet at 03:00")
+    }
+
+    @Test func damagedStateIsRebuiltFromTheEvents() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<7))
+        let first = try ModelRepository(store: f.store).refresh()
+        try f.store.saveModelStates([Store.ModelStateRecord(key: "device:1", watermark: 56, state: [1, 2, 3])])
+        let again = try ModelRepository(store: f.store).refresh()
+        #expect(again.eventsFolded == 56)
+        for id in first.models.keys {
+            #expect(try first.models[id]!.binaryEncoded() == again.models[id]!.binaryEncoded())
+        }
+    }
+
+    @Test func unknownDeviceOrAppIsAClearError() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<3))
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        #expect(throws: PredictionError.self) { try Predictor.predict(PredictionRequest(device: "zz"), snapshot: snapshot) }
+        #expect(throws: PredictionError.self) { try Predictor.predict(PredictionRequest(app: "nope"), snapshot: snapshot) }
+    }
+}
