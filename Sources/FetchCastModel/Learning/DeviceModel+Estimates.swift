@@ -87,11 +87,12 @@ extension DeviceModel {
         guard let c = content[app], c.fromPublishes || c.newData + c.noData >= 3 else { return 1 }
         guard let since, time > since else { return 0 }
         let f = scale.readFactor(at: now)
+        let prior = Self.contentPrior(c)
         var expected = 0.0
         HourOfWeek.spread(from: since, to: time, offset: lastOffset) { slot, seconds in
             let events = smoothedContent(c.events, slot) * f
             let hours = smoothedContent(c.exposure, slot) * f / 3600
-            expected += (events + Self.contentPriorEvents) / (hours + Self.contentPriorHours) * seconds / 3600
+            expected += (events + prior.events) / (hours + prior.hours) * seconds / 3600
         }
         return 1 - exp(-expected)
     }
@@ -100,24 +101,33 @@ extension DeviceModel {
     /// across hours: publication schedules are sharp (a desk that stops at 23:00 publishes
     /// nothing at 23:30), and fetch-result evidence is already spread over its interval.
     @inline(__always)
-    private func smoothedContent(_ a: [Double], _ s: Int) -> Double {
+    private func smoothedContent(_ a: [Double], _ s: Int) -> Double { Self.contentRateEvents(a, s) }
+
+    /// A content array at a slot, pooled with the same hour on the other six days.
+    @inline(__always)
+    static func contentRateEvents(_ a: [Double], _ s: Int) -> Double {
         let hour = s % 24, day = s / 24
         var others = 0.0
         for d in 0..<7 where d != day { others += a[d * 24 + hour] }
         return a[s] + others / 6
     }
 
-    /// The content rate's prior: 0.01 new items per 0.5 pseudo-hours (0.02 per hour), weak
-    /// enough that a few days of a feed's silence at night make night fetches pointless.
-    static let contentPriorEvents = 0.01
-    static let contentPriorHours = 0.5
+    /// The content rate's prior, as (pseudo-items, pseudo-hours) per slot. Publishes observe the
+    /// feed directly: a weak prior (0.02 items an hour) lets a few silent nights make night
+    /// fetches pointless. Fetch results only exist where the policy fetched, so a weak prior
+    /// would talk it out of fetching before it learned anything (the rate starts low, fewer
+    /// fetches, no evidence to raise it): there the prior is 1 item an hour.
+    static func contentPrior(_ c: ContentState) -> (events: Double, hours: Double) {
+        c.fromPublishes ? (0.01, 0.5) : (0.5, 0.5)
+    }
 
     /// New content per hour for an app by hour of week (nil without content evidence).
     public func contentRates(app: Int32, now: Double) -> [Double]? {
         guard let c = content[app], c.fromPublishes || c.newData + c.noData >= 3 else { return nil }
         let f = scale.readFactor(at: now)
+        let prior = Self.contentPrior(c)
         return (0..<HourOfWeek.count).map { s in
-            (smoothedContent(c.events, s) * f + Self.contentPriorEvents) / (smoothedContent(c.exposure, s) * f / 3600 + Self.contentPriorHours)
+            (smoothedContent(c.events, s) * f + prior.events) / (smoothedContent(c.exposure, s) * f / 3600 + prior.hours)
         }
     }
 

@@ -182,10 +182,27 @@ public struct DeviceModel: Sendable, Codable {
         var state = apps[app] ?? AppState()
         var c = content[app] ?? ContentState()
         if !c.fromPublishes, let since = state.lastRefresh, t > since {
-            let length = t - since
+            // Interval-censored evidence: `newData` says at least one item appeared in
+            // (since, t]. Credit each slot with its expected count given the current rates,
+            // λ_s·e_s / (1 − exp(−Σ λ·e)) — one online EM step — so a long interval does not
+            // pretend only one item appeared (which would teach "always quiet").
+            var pieces: [(slot: Int, seconds: Double, rate: Double)] = []
+            var expected = 0.0
+            let f = scale.readFactor(at: t)
+            let prior = Self.contentPrior(c)
             HourOfWeek.spread(from: since, to: t, offset: offset) { slot, seconds in
-                c.exposure[slot] += seconds * w
-                if result == .newData { c.events[slot] += w * seconds / length }
+                let rate = (Self.contentRateEvents(c.events, slot) * f + prior.events)
+                    / (Self.contentRateEvents(c.exposure, slot) * f / 3600 + prior.hours)
+                pieces.append((slot, seconds, rate))
+                expected += rate * seconds / 3600
+            }
+            let norm = 1 - exp(-expected)
+            for piece in pieces {
+                c.exposure[piece.slot] += piece.seconds * w
+                if result == .newData {
+                    let share = norm > 1e-12 ? piece.rate * piece.seconds / 3600 / norm : piece.seconds / max(t - since, 1)
+                    c.events[piece.slot] += w * share
+                }
             }
         }
         if result == .newData { c.newData += 1 } else { c.noData += 1 }

@@ -120,6 +120,13 @@ public struct DevicePrior: Sendable {
         }
     }
 
+    /// Translates a prior for a device whose app symbols index `names`.
+    public init(_ prior: PopulationPrior, names: [String]) {
+        var apps: [Int32: String] = [:]
+        for (i, n) in names.enumerated() where prior.appRates[n] != nil || prior.pairs[n] != nil { apps[Int32(i)] = n }
+        self.init(prior, apps: apps)
+    }
+
     /// The generic prior.
     public static let none = DevicePrior(.none, apps: [:])
 }

@@ -102,12 +102,16 @@ public struct DeviceContext: Sendable, Hashable {
     public var budget: Double
     /// The freshness window τ in seconds.
     public var tau: Double
+    /// The names of app symbols (index = symbol), so a policy can look apps up in a
+    /// population prior learned elsewhere; empty when the caller has none.
+    public var appNames: [String]
 
     /// Creates a context.
-    public init(apps: [Int32], budget: Double, tau: Double) {
+    public init(apps: [Int32], budget: Double, tau: Double, appNames: [String] = []) {
         self.apps = apps
         self.budget = budget
         self.tau = tau
+        self.appNames = appNames
     }
 
     /// The daily cap ⌊budget⌋.

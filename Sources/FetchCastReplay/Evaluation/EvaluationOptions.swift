@@ -27,6 +27,22 @@ public struct EvaluationOptions: Sendable {
     public var trace: TraceOptions
     /// Where the spool and detail scratch files go (`nil`: `$TMPDIR` or `/tmp`).
     public var temporaryDirectory: String?
+    /// Where the `learned` policy's population prior came from (`nil`: the generic prior).
+    public var prior: PriorSource?
+
+    /// The traces and devices a population prior was learned from, for `run.json`.
+    public struct PriorSource: Sendable, Hashable {
+        public var traces: [String]
+        public var devices: Set<String>?
+        public var pooledDevices: Int
+
+        /// Creates a description.
+        public init(traces: [String], devices: Set<String>?, pooledDevices: Int) {
+            self.traces = traces
+            self.devices = devices
+            self.pooledDevices = pooledDevices
+        }
+    }
 
     /// Creates options; the defaults are the (`none,interval,oracle,hourly,learned`,
     /// budgets 12 and 24, τ = 30 min, 5 apps, LTE).

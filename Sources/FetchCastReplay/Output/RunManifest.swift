@@ -13,9 +13,15 @@ struct RunManifest: Codable, Sendable {
         var to: String?
         var detail: Bool
         var defaultUTCOffsetSeconds: Int32
+        var priorFrom: [String]?
+        var priorDevices: [String]?
+        var priorPooledDevices: Int?
 
         enum CodingKeys: String, CodingKey {
             case policies, budgets, devices, from, to, detail
+            case priorFrom = "prior_from"
+            case priorDevices = "prior_devices"
+            case priorPooledDevices = "prior_pooled_devices"
             case tauSeconds = "tau_s"
             case topApps = "top_apps"
             case defaultUTCOffsetSeconds = "default_utc_offset_s"
@@ -48,7 +54,10 @@ struct RunManifest: Codable, Sendable {
             policies: options.policies, budgets: options.budgets, tauSeconds: options.tau, topApps: options.topApps,
             devices: options.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
             from: iso(options.from), to: iso(options.to), detail: options.detail,
-            defaultUTCOffsetSeconds: options.trace.defaultUTCOffsetSeconds)
+            defaultUTCOffsetSeconds: options.trace.defaultUTCOffsetSeconds,
+            priorFrom: options.prior?.traces,
+            priorDevices: options.prior?.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
+            priorPooledDevices: options.prior?.pooledDevices)
         energy = options.energy
         inputs = e.inputs
         devices = e.summary.first?.metrics.devices ?? 0

@@ -11,4 +11,10 @@ enum LearnedPolicyHook {
     static let note: String? = nil
     /// Builds the policy for one device.
     static let factory: PolicyFactory = { LearnedPolicy(context: $0) }
+
+    /// Builds the policy for one device, shrunk toward a population prior learned from other
+    /// users (`evaluate --prior-from`).
+    static func factory(prior: PopulationPrior) -> PolicyFactory {
+        { context in LearnedPolicy(context: context, prior: DevicePrior(prior, names: context.appNames)) }
+    }
 }

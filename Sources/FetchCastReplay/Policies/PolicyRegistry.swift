@@ -43,6 +43,13 @@ public struct PolicyRegistry: Sendable {
         return r
     }
 
+    /// The standard policies with `learned` shrunk toward a population prior.
+    public static func standard(prior: PopulationPrior?) -> PolicyRegistry {
+        var r = standard
+        if let prior { r.register("learned", factory: LearnedPolicyHook.factory(prior: prior)) }
+        return r
+    }
+
     /// Adds or replaces a causal policy.
     /// - Parameters:
     ///   - name: The name `--policies` uses.

@@ -48,6 +48,13 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Replay only events before this time.", valueName: "time"))
         var to: String?
 
+        @Option(name: .customLong("prior-from"), parsing: .upToNextOption, help: ArgumentHelp(
+            "Traces of OTHER users the learned policy's population prior is learned from (default: none, a generic prior).", valueName: "trace"))
+        var priorFrom: [String] = []
+
+        @Option(help: ArgumentHelp("Use only these devices of --prior-from (one id per line), e.g. the training half of a split by user.", valueName: "file"))
+        var priorDevices: String?
+
         @Flag(help: "Also write one row per scored launch and per fetch (launches.csv.gz, fetches.csv.gz); slower.")
         var detail = false
 
@@ -93,6 +100,9 @@ extension FetchCast {
             if !traces.isEmpty && store.db != nil {
                 throw ValidationError("give trace files or --db, not both.")
             }
+            if priorDevices != nil && priorFrom.isEmpty {
+                throw ValidationError("--prior-devices selects devices of --prior-from; give --prior-from too.")
+            }
             if traces.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("standard input (-) can be given only once.")
             }
@@ -117,11 +127,23 @@ extension FetchCast {
                 options.energy = try EnergyProfile.load(energy)
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
+                var registry = PolicyRegistry.standard
+                if !priorFrom.isEmpty {
+                    let only = try priorDevices.map(EvaluationOptions.loadDeviceList)
+                    if let only, let replayed = options.devices, !only.isDisjoint(with: replayed) {
+                        print("warning: --prior-devices and --devices share \(only.intersection(replayed).count) devices: the prior then knows the users it is scored on", to: &err)
+                    }
+                    let prior = try PriorBuilder.build(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
+                    registry = .standard(prior: prior)
+                    options.prior = EvaluationOptions.PriorSource(traces: priorFrom, devices: only, pooledDevices: prior.devices)
+                }
                 evaluation = try Evaluator.run(
-                    input, options: options, outputDirectory: out, toolVersion: FetchCast.version,
+                    input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
                     progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : nil)
             } catch let error as EvaluationError {
                 if showProgress { err.write("\r\u{1B}[2K") }
+                throw FetchCast.fail(error.description)
+            } catch let error as TraceError {
                 throw FetchCast.fail(error.description)
             }
             if showProgress { err.write("\r\u{1B}[2K") }
