@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # The main job on the bundled data, with the default store ./fetchcast.sqlite:
-# ingest Data/ -> store summary. Safe to re-run (re-ingesting a file adds nothing).
+# ingest Data/ -> learn the model -> predictions for one device -> replay every policy ->
+# evaluation CSVs in out/evaluation. Safe to re-run (re-ingesting a file adds nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product fetchcast 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Linking' || true
+swift build -c release --product fetchcast 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Linking|^warning: .*Package.resolved' || true
 bin=.build/release/fetchcast
-echo "== fetchcast ingest Data/ubiqlog-sample.csv.gz" >&2
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "fetchcast ingest Data/ubiqlog-sample.csv.gz"
 $bin ingest Data/ubiqlog-sample.csv.gz
-echo "== fetchcast stats" >&2
+step "fetchcast stats"
 $bin stats
+step "fetchcast model --device 19_F --app com.viber.voip"
+$bin model --device 19_F --app com.viber.voip
+step "fetchcast predict --device 19_F --count 5"
+$bin predict --device 19_F --count 5
+step "fetchcast evaluate Data/ubiqlog-sample.csv.gz --budgets 12,24 --out out/evaluation"
+$bin evaluate Data/ubiqlog-sample.csv.gz --budgets 12,24 --out out/evaluation
+step "evaluation CSVs (docs/evaluation.md; plots: Notebooks/freshness-vs-energy.ipynb)"
+ls -l out/evaluation >&2

@@ -69,7 +69,10 @@ public struct ModelView {
             out.write("quiet hours for \(name(app)) (new content < 0.5/h): \(listed)\n")
         }
         let prior = snapshot.prior(for: deviceID)
-        let pairs = model.strongestPairs(limit: 10, now: now, prior: prior)
+        // Pairs that matter for fetching: into the app shown, or into the device's top apps.
+        let targets = Set(appID.map { [$0] } ?? Array(model.appsBySessions.prefix(10)))
+        let pairs = model.strongestPairs(limit: 200, now: now, prior: prior, minimumTrials: 10)
+            .filter { targets.contains($0.1) }.prefix(10)
         if !pairs.isEmpty {
             out.write("strongest co-usage (P(session of B within 30 min after A), trigger launches):\n")
             for (x, y, p, n) in pairs {
