@@ -21,6 +21,18 @@ public final class ModelRepository {
     /// later still learns from what was published before it appeared.
     static let everyoneKey = "everyone"
 
+    /// Names only change when events are added; kept per watermark so that repeated queries
+    /// from an embedding process (a push backend) do not re-read them.
+    private var namesCache: (watermark: Int64, devices: [Int64: String], apps: [Int64: String])?
+
+    private func names() throws -> (devices: [Int64: String], apps: [Int64: String]) {
+        let last = try store.lastEventID()
+        if let cache = namesCache, cache.watermark == last { return (cache.devices, cache.apps) }
+        let loaded = (devices: try store.deviceNames(), apps: try store.appNames())
+        namesCache = (last, loaded.devices, loaded.apps)
+        return loaded
+    }
+
     /// Creates a repository over a store.
     public init(store: Store, configuration: ModelConfiguration = ModelConfiguration()) {
         self.store = store
@@ -51,38 +63,59 @@ public final class ModelRepository {
     /// - Complexity: O(new events + devices × apps) when events were added since the last
     ///   call; otherwise O(size of the requested devices' state).
     public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
-        let deviceNames = try store.deviceNames()
-        let appNames = try store.appNames()
+        let (deviceNames, appNames) = try names()
         let wanted: Set<Int64>? = requested.map { names in Set(deviceNames.filter { names.contains($0.value) }.keys) }
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var folded = 0
-        try store.writeTransaction {
-            let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
-            let last = try store.lastEventID()
-            if last > watermark || (watermark > 0 && last < watermark) {
-                (models, priors, folded) = try fold(after: last < watermark ? 0 : watermark, upTo: last, appNames: appNames)
+        // The common case reads: one snapshot, no write lock (so `predict` answers while an
+        // ingest runs). Only when events were added or state is damaged does it take the write
+        // lock and fold (re-checking the watermark under the lock).
+        let ids = (wanted.map(Array.init) ?? Array(deviceNames.keys)).sorted()
+        let current: ([Int64: DeviceModel], [Int64: DevicePrior])? = try store.readTransaction {
+            try isUpToDate() ? try load(ids) : nil
+        }
+        if let current {
+            (models, priors) = current
+        } else {
+            try store.writeTransaction {
+                // Another process may have folded while this one waited for the lock.
+                if try isUpToDate(), let loaded = try load(ids) {
+                    (models, priors) = loaded
+                    return
+                }
+                let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
+                let last = try store.lastEventID()
+                let fromScratch = watermark >= last  // damaged state, or events forgotten
+                (models, priors, folded) = try fold(after: fromScratch ? 0 : watermark, upTo: last, appNames: appNames)
                 if let wanted {
                     models = models.filter { wanted.contains($0.key) }
                     priors = priors.filter { wanted.contains($0.key) }
                 }
-                return
-            }
-            let ids = wanted.map(Array.init) ?? Array(deviceNames.keys)
-            for id in ids.sorted() {
-                guard let record = try store.modelState(key: Self.devicePrefix + String(id)) else { continue }
-                do {
-                    models[id] = try DeviceModel(binary: record.state)
-                    if let p = try store.modelState(key: Self.priorPrefix + String(id)) { priors[id] = try DevicePrior(binary: p.state) }
-                } catch {
-                    // Damaged state is derived data: rebuild everything from the events.
-                    (models, priors, folded) = try fold(after: 0, upTo: last, appNames: appNames)
-                    if let wanted { models = models.filter { wanted.contains($0.key) } }
-                    return
-                }
             }
         }
         return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded)
+    }
+
+    private func isUpToDate() throws -> Bool {
+        let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
+        return watermark == (try store.lastEventID())
+    }
+
+    /// The stored state of these devices; `nil` when any of it is damaged.
+    private func load(_ ids: [Int64]) throws -> ([Int64: DeviceModel], [Int64: DevicePrior])? {
+        var models: [Int64: DeviceModel] = [:]
+        var priors: [Int64: DevicePrior] = [:]
+        for id in ids {
+            guard let record = try store.modelState(key: Self.devicePrefix + String(id)) else { continue }
+            guard let model = try? DeviceModel(binary: record.state) else { return nil }
+            models[id] = model
+            if let p = try store.modelState(key: Self.priorPrefix + String(id)) {
+                guard let prior = try? DevicePrior(binary: p.state) else { return nil }
+                priors[id] = prior
+            }
+        }
+        return (models, priors)
     }
 
     /// Loads every model, folds events `(after, upTo]`, rebuilds the population and every
