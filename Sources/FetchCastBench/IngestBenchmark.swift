@@ -29,11 +29,7 @@ public enum IngestBenchmark {
     ) throws -> [Row] {
         var rows: [Row] = []
         for size in sizes {
-            let trace = "\(directory)/bench-\(size).csv.gz"
-            log.write("generating \(size) rows → \(trace)\n")
-            try SyntheticTrace.write(path: trace, rows: size)
-            var st = stat()
-            stat(trace, &st)
+            let (trace, traceBytes) = try SyntheticTrace.generate(rows: size, in: directory, name: "bench", log: &log)
             var best: Row?
             for r in 0..<repeats {
                 let refDB = "\(directory)/ref-\(size)-\(r).sqlite"
@@ -46,7 +42,7 @@ public enum IngestBenchmark {
                 let ours = ChildProcess.run([executable, "ingest", "--quiet", "--db", ourDB, trace])
                 guard reference.status == 0 else { throw StoreError(path: refDB, message: "the sqlite3 reference failed (is the sqlite3 shell installed?)") }
                 guard ours.status == 0 else { throw StoreError(path: ourDB, message: "fetchcast ingest failed in the benchmark") }
-                let row = Row(rows: size, traceBytes: Int64(st.st_size), zcat: zcat, sqliteImport: reference, fetchcast: ours)
+                let row = Row(rows: size, traceBytes: traceBytes, zcat: zcat, sqliteImport: reference, fetchcast: ours)
                 log.write("  run \(r + 1): zcat \(CSVField.fixed(zcat.seconds, decimals: 3)) s, sqlite3 import \(CSVField.fixed(reference.seconds, decimals: 3)) s, fetchcast \(CSVField.fixed(ours.seconds, decimals: 3)) s\n")
                 if best == nil || row.fetchcast.seconds + row.sqliteImport.seconds < best!.fetchcast.seconds + best!.sqliteImport.seconds { best = row }
                 unlink(refDB); unlink(ourDB)

@@ -25,19 +25,15 @@ public enum ReplayBenchmark {
     ) throws -> [Row] {
         var rows: [Row] = []
         for size in sizes {
-            let trace = "\(directory)/replay-\(size).csv.gz"
             let out = "\(directory)/replay-\(size)-out"
-            log.write("generating \(size) rows → \(trace)\n")
-            try SyntheticTrace.write(path: trace, rows: size)
-            var st = stat()
-            stat(trace, &st)
+            let (trace, traceBytes) = try SyntheticTrace.generate(rows: size, in: directory, name: "replay", log: &log)
             var best: Row?
             for r in 0..<repeats {
                 let zcat = ChildProcess.shell("zcat '\(trace)' > /dev/null")
                 let ours = ChildProcess.run([executable, "evaluate", trace, "--policies", "interval", "--quiet", "--out", out])
                 guard zcat.status == 0 else { throw StoreError(path: trace, message: "zcat failed in the benchmark (is gzip installed?)") }
                 guard ours.status == 0 else { throw StoreError(path: trace, message: "fetchcast evaluate failed in the benchmark") }
-                let row = Row(rows: size, traceBytes: Int64(st.st_size), zcat: zcat, fetchcast: ours)
+                let row = Row(rows: size, traceBytes: traceBytes, zcat: zcat, fetchcast: ours)
                 log.write("  run \(r + 1): zcat \(CSVField.fixed(zcat.seconds, decimals: 3)) s, fetchcast evaluate \(CSVField.fixed(ours.seconds, decimals: 3)) s\n")
                 if best == nil || row.fetchcast.seconds + row.zcat.seconds < best!.fetchcast.seconds + best!.zcat.seconds { best = row }
             }

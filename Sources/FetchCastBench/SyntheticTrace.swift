@@ -26,6 +26,15 @@ public enum SyntheticTrace {
         "com.duolingo", "com.weather.Weather",
     ]
 
+    /// Writes a benchmark trace of `rows` events to `directory/name-rows.csv.gz`, logging it.
+    /// - Returns: The path and its size in bytes.
+    public static func generate<Log: TextOutputStream>(rows: Int, in directory: String, name: String, log: inout Log) throws(TraceError) -> (path: String, bytes: Int64) {
+        let path = "\(directory)/\(name)-\(rows).csv.gz"
+        log.write("generating \(rows) rows → \(path)\n")
+        try write(path: path, rows: rows)
+        return (path, (try? RawInput(path: path))?.size ?? 0)
+    }
+
     /// Writes `rows` events over `devices` devices to a gzip CSV at `path`.
     /// - Complexity: O(rows).
     public static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
