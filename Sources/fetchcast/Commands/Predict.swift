@@ -49,6 +49,10 @@ extension FetchCast {
             let predictions: [Prediction]
             do {
                 let snapshot = try ModelRepository(store: s).refresh(devices: device.map { [$0] })
+                if snapshot.deviceNames.isEmpty {
+                    var err = FileSink.standardError()
+                    print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
+                }
                 predictions = try Predictor.predict(
                     PredictionRequest(device: device, app: app, at: at.flatMap(Timestamp.parseArgument), count: count, budget: budget),
                     snapshot: snapshot)

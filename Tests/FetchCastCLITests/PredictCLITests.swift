@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// `fetchcast predict`, `model` and `export` end to end: stdout, stderr and exit status apart.
+struct PredictCLITests {
+    struct PredictionRecord: Decodable {
+        var schema: Int
+        var device: String
+        var app: String
+        var fetch_at: String
+        var fetch_at_unix: Double
+        var launch_probability: Double
+        var new_data_probability: Double
+        var reason: String
+    }
+
+    /// Two weeks of one device opening mail at 08:05 and news at 12:40, local time +01:00.
+    static func habits() -> String {
+        var rows = ["time,device,app,event,result,bytes,duration_ms"]
+        for day in 1...14 {
+            let d = day < 10 ? "0\(day)" : "\(day)"
+            rows.append("2023-11-\(d)T08:05:00+01:00,phone,mail,launch,,,")
+            rows.append("2023-11-\(d)T12:40:00+01:00,phone,news,launch,,,")
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    @Test func predictPrintsJSONLinesForTheRequestedDeviceNotBeforeAt() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let r = try w.run(["predict", "--device", "phone", "--at", "2023-11-15T00:00:00+01:00", "--count", "4", "--format", "json"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.count <= 4)
+        let records = try lines.map { try JSONDecoder().decode(PredictionRecord.self, from: Data($0.utf8)) }
+        let at = 1_700_002_800.0  // 2023-11-15T00:00:00+01:00
+        for p in records {
+            #expect(p.schema == 1 && p.device == "phone")
+            #expect(["mail", "news"].contains(p.app))
+            #expect(p.fetch_at_unix >= at)
+            #expect(p.fetch_at.hasSuffix("+01:00"))
+            #expect((0...1).contains(p.launch_probability) && (0...1).contains(p.new_data_probability))
+            #expect(p.reason.contains("phone usually opens \(p.app)"))
+        }
+        // The habits: mail planned before 08:05 local, news before 12:40.
+        let mail = try #require(records.first { $0.app == "mail" })
+        #expect(mail.fetch_at > "2023-11-15T06:" && mail.fetch_at < "2023-11-15T08:06", "\(mail.fetch_at)")
+    }
+
+    @Test func predictForAnUnknownDeviceFailsWithAMessage() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let r = try w.run(["predict", "--device", "tablet"])
+        #expect(r.status == 1)
+        #expect(r.out.isEmpty)
+        #expect(r.err.contains("no device 'tablet'"))
+    }
+
+    @Test func predictRejectsABadTimeAsUsage() throws {
+        let w = try Workspace()
+        let r = try w.run(["predict", "--at", "yesterday"])
+        #expect(r.status == 64)
+        #expect(r.err.contains("--at"))
+    }
+
+    @Test func modelShowsAGridAndExportWritesCSV() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let model = try w.run(["model", "--device", "phone", "--app", "mail"])
+        #expect(model.status == 0)
+        #expect(model.out.contains("Mon") && model.out.contains("Sun"))
+        let export = try w.run(["export", "model", "--device", "phone", "--app", "mail"])
+        #expect(export.status == 0)
+        let rows = export.out.split(separator: "\n")
+        #expect(rows.first?.hasPrefix("device,app,weekday,hour,launch_probability") == true)
+        #expect(rows.count == 1 + 168)
+    }
+}
