@@ -11,12 +11,12 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     /// budget on low-value moments on the tuning users (docs/model.md).
     public var checkInterval: Double?
     /// Exponent on the trigger app's co-usage lift (odds scale) after a launch.
-    public var coUsageLiftWeight: Double = 1
+    public var coUsageLiftWeight: Double = 1.5
     /// The least chance that a fetch makes a session fresh for it to be worth a radio wakeup.
     public var minimumValue: Double = 0.05
     /// A fetch joins a wakeup that is happening anyway when its value is at least this fraction
     /// of the current threshold.
-    public var coalesceFraction: Double = 0.5
+    public var coalesceFraction: Double = 0.75
     /// First retry delay after a failed fetch, seconds (doubles per failure, at most 1 hour).
     public var retryDelay: Double = 60
     /// Weight of yesterday's opportunity counts relative to today's when pacing the budget.
