@@ -61,7 +61,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
 
     public var nextWakeup: Double? {
         var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
-        for (_, r) in retries { next = min(next ?? r.at, r.at) }
+        for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
         if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
         return next
