@@ -33,12 +33,15 @@ public struct EvaluationOptions: Sendable {
     /// The traces and devices a population prior was learned from, for `run.json`.
     public struct PriorSource: Sendable, Hashable {
         public var traces: [String]
+        /// SHA-256 of each trace's bytes, in the same order.
+        public var sha256: [String]
         public var devices: Set<String>?
         public var pooledDevices: Int
 
         /// Creates a description.
-        public init(traces: [String], devices: Set<String>?, pooledDevices: Int) {
+        public init(traces: [String], sha256: [String], devices: Set<String>?, pooledDevices: Int) {
             self.traces = traces
+            self.sha256 = sha256
             self.devices = devices
             self.pooledDevices = pooledDevices
         }

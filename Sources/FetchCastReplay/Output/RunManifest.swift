@@ -14,12 +14,14 @@ struct RunManifest: Codable, Sendable {
         var detail: Bool
         var defaultUTCOffsetSeconds: Int32
         var priorFrom: [String]?
+        var priorSHA256: [String]?
         var priorDevices: [String]?
         var priorPooledDevices: Int?
 
         enum CodingKeys: String, CodingKey {
             case policies, budgets, devices, from, to, detail
             case priorFrom = "prior_from"
+            case priorSHA256 = "prior_sha256"
             case priorDevices = "prior_devices"
             case priorPooledDevices = "prior_pooled_devices"
             case tauSeconds = "tau_s"
@@ -56,6 +58,7 @@ struct RunManifest: Codable, Sendable {
             from: iso(options.from), to: iso(options.to), detail: options.detail,
             defaultUTCOffsetSeconds: options.trace.defaultUTCOffsetSeconds,
             priorFrom: options.prior?.traces,
+            priorSHA256: options.prior?.sha256,
             priorDevices: options.prior?.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
             priorPooledDevices: options.prior?.pooledDevices)
         energy = options.energy

@@ -100,6 +100,9 @@ extension FetchCast {
             if !traces.isEmpty && store.db != nil {
                 throw ValidationError("give trace files or --db, not both.")
             }
+            if priorFrom.contains("-") {
+                throw ValidationError("--prior-from reads files only; standard input (-) is for the replayed trace.")
+            }
             if priorDevices != nil && priorFrom.isEmpty {
                 throw ValidationError("--prior-devices selects devices of --prior-from; give --prior-from too.")
             }
@@ -135,7 +138,8 @@ extension FetchCast {
                     }
                     let prior = try PriorBuilder.build(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
                     registry = .standard(prior: prior)
-                    options.prior = EvaluationOptions.PriorSource(traces: priorFrom, devices: only, pooledDevices: prior.devices)
+                    let hashes = try priorFrom.map { try RawInput.sha256(ofFile: $0) }
+                    options.prior = EvaluationOptions.PriorSource(traces: priorFrom, sha256: hashes, devices: only, pooledDevices: prior.devices)
                 }
                 evaluation = try Evaluator.run(
                     input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
