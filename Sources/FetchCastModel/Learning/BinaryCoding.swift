@@ -85,7 +85,7 @@ public struct BinaryReader {
 }
 
 extension DeviceModel {
-    static let formatVersion = 1
+    static let formatVersion = 2
 
     /// The model in the compact binary form the store keeps.
     public func binaryEncoded() throws -> [UInt8] {
@@ -102,6 +102,8 @@ extension DeviceModel {
         w.doubles(exposure)
         w.doubles(sessionsAll)
         w.doubles(gapsAll)
+        w.doubles(responseTrialsAll)
+        w.doubles(responseSuccessesAll)
         let appKeys = apps.keys.sorted()
         w.int(appKeys.count)
         for k in appKeys {
@@ -113,13 +115,15 @@ extension DeviceModel {
             w.optionalDouble(s.lastLaunch)
             w.optionalDouble(s.lastRefresh)
             w.doubles(s.gaps)
+            w.doubles(s.responseTrials)
+            w.doubles(s.responseSuccesses)
         }
         w.int(triggerTrials.count)
         for k in triggerTrials.keys.sorted() { w.int32(k); w.double(triggerTrials[k]!) }
         w.int(pairSuccesses.count)
         for k in pairSuccesses.keys.sorted() { w.uint64(k); w.double(pairSuccesses[k]!) }
         w.int(recent.count)
-        for r in recent { w.double(r.time); w.int32(r.app); w.double(r.weight) }
+        for r in recent { w.double(r.time); w.int32(r.app); w.double(r.weight); w.int(r.idle) }
         let contentKeys = content.keys.sorted()
         w.int(contentKeys.count)
         for k in contentKeys {
@@ -131,21 +135,6 @@ extension DeviceModel {
             w.optionalDouble(c.lastPublish)
             w.int(c.newData)
             w.int(c.noData)
-        }
-        let responseKeys = responses.keys.sorted()
-        w.int(responseKeys.count)
-        for k in responseKeys {
-            w.int32(k)
-            w.doubles(responses[k]!.trials)
-            w.doubles(responses[k]!.successes)
-        }
-        let pendingKeys = pendingTrials.keys.sorted()
-        w.int(pendingKeys.count)
-        for k in pendingKeys {
-            w.int32(k)
-            let list = pendingTrials[k]!
-            w.int(list.count)
-            for p in list { w.double(p.time); w.int(p.bin); w.double(p.weight) }
         }
         w.optionalDouble(lastLaunchAny)
         w.optionalDouble(lastEventTime)
@@ -169,6 +158,8 @@ extension DeviceModel {
         exposure = try r.doubles()
         sessionsAll = try r.doubles()
         gapsAll = try r.doubles()
+        responseTrialsAll = try r.doubles()
+        responseSuccessesAll = try r.doubles()
         for _ in 0..<(try r.count()) {
             let k = try r.int32()
             var s = AppState()
@@ -178,12 +169,14 @@ extension DeviceModel {
             s.lastLaunch = try r.optionalDouble()
             s.lastRefresh = try r.optionalDouble()
             s.gaps = try r.doubles()
+            s.responseTrials = try r.doubles()
+            s.responseSuccesses = try r.doubles()
             apps[k] = s
         }
         for _ in 0..<(try r.count()) { let k = try r.int32(); triggerTrials[k] = try r.double() }
         for _ in 0..<(try r.count()) { let k = try r.uint64(); pairSuccesses[k] = try r.double() }
         for _ in 0..<(try r.count()) {
-            recent.append(RecentLaunch(time: try r.double(), app: try r.int32(), weight: try r.double()))
+            recent.append(RecentLaunch(time: try r.double(), app: try r.int32(), weight: try r.double(), idle: try r.int()))
         }
         for _ in 0..<(try r.count()) {
             let k = try r.int32()
@@ -195,16 +188,6 @@ extension DeviceModel {
             c.newData = try r.int()
             c.noData = try r.int()
             content[k] = c
-        }
-        for _ in 0..<(try r.count()) {
-            let k = try r.int32()
-            responses[k] = ResponseStats(trials: try r.doubles(), successes: try r.doubles())
-        }
-        for _ in 0..<(try r.count()) {
-            let k = try r.int32()
-            var list: [PendingTrial] = []
-            for _ in 0..<(try r.count()) { list.append(PendingTrial(time: try r.double(), bin: try r.int(), weight: try r.double())) }
-            pendingTrials[k] = list
         }
         lastLaunchAny = try r.optionalDouble()
         lastEventTime = try r.optionalDouble()

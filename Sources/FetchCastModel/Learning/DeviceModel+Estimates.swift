@@ -208,20 +208,15 @@ extension DeviceModel {
         let bin = ResponseBins.bin(sinceLast: apps[app]?.lastLaunch.map { triggerTime - $0 }, tau: tau)
             + ResponseBins.idleOffset(sinceAnyLaunch: previousLaunchAny(before: triggerTime).map { triggerTime - $0 }, tau: tau)
         let f = scale.readFactor(at: now)
-        var pooledS = 0.0, pooledN = 0.0
-        for (_, r) in responses {
-            pooledS += r.successes[bin]
-            pooledN += r.trials[bin]
-        }
-        let pooled = (pooledS * f + 0.05) / (pooledN * f + 1)
-        let own = responses[app]
-        let s = (own?.successes[bin] ?? 0) * f
-        let n = (own?.trials[bin] ?? 0) * f
+        let pooled = (responseSuccessesAll[bin] * f + 0.05) / (responseTrialsAll[bin] * f + 1)
+        let own = apps[app]
+        let s = (own?.responseSuccesses[bin] ?? 0) * f
+        let n = (own?.responseTrials[bin] ?? 0) * f
         let m = 10.0
         var p = (s + m * pooled) / (n + m)
         if let x = trigger, liftWeight > 0 {
-            let totalS = (own?.successes.reduce(0, +) ?? 0) * f
-            let totalN = (own?.trials.reduce(0, +) ?? 0) * f
+            let totalS = (own?.responseSuccesses.reduce(0, +) ?? 0) * f
+            let totalN = (own?.responseTrials.reduce(0, +) ?? 0) * f
             let anyTrigger = (totalS + 0.5) / (totalN + 5)
             let pair = coUsageProbability(from: x, to: app, now: now, prior: prior)
             let lift = max(0.05, min(20, pair / max(anyTrigger, 1e-6)))

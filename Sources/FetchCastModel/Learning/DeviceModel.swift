@@ -28,15 +28,15 @@ public struct DeviceModel: Sendable, Codable {
     var sessionsAll: [Double]
     /// Scaled launch-to-next-launch gaps of every app together, by ``GapBins`` bin.
     var gapsAll: [Double] = Array(repeating: 0, count: GapBins.count)
+    /// Response trials and successes of every app together (running totals, so the pooled
+    /// estimate costs O(1) and does not depend on dictionary order).
+    var responseTrialsAll: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
+    var responseSuccessesAll: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
     var apps: [Int32: AppState] = [:]
     var triggerTrials: [Int32: Double] = [:]
     var pairSuccesses: [UInt64: Double] = [:]
     var recent: [RecentLaunch] = []
     var content: [Int32: ContentState] = [:]
-    /// Per app: after a launch of *another* app, did a session of this app start within τ?
-    /// By how long ago this app was last launched (``ResponseBins``).
-    var responses: [Int32: ResponseStats] = [:]
-    var pendingTrials: [Int32: [PendingTrial]] = [:]
     /// The last launch of any app.
     var lastLaunchAny: Double?
     /// The last event time seen.
@@ -57,23 +57,18 @@ public struct DeviceModel: Sendable, Codable {
         var lastRefresh: Double?
         /// Scaled counts of the gaps between consecutive launches, by ``GapBins`` bin.
         var gaps: [Double] = Array(repeating: 0, count: GapBins.count)
+        /// After a launch of another app: trials and sessions of this app within τ, by
+        /// ``ResponseBins`` bin (time since this app's last launch) and burst start.
+        var responseTrials: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
+        var responseSuccesses: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
     }
 
     struct RecentLaunch: Sendable, Codable {
         var time: Double
         var app: Int32
         var weight: Double
-    }
-
-    struct ResponseStats: Sendable, Codable {
-        var trials: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
-        var successes: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
-    }
-
-    struct PendingTrial: Sendable, Codable {
-        var time: Double
-        var bin: Int
-        var weight: Double
+        /// ``ResponseBins/idleOffset(sinceAnyLaunch:tau:)`` at this launch.
+        var idle: Int
     }
 
     struct ContentState: Sendable, Codable {
@@ -125,26 +120,28 @@ public struct DeviceModel: Sendable, Codable {
                 sessionsAll[slot] += w
                 for r in recent where r.app != event.app && t - r.time <= tau && t - r.time >= Self.triggerDelay {
                     pairSuccesses[Self.pairKey(r.app, event.app), default: 0] += r.weight
-                }
-                if let pending = pendingTrials[event.app] {
-                    var stats = responses[event.app] ?? ResponseStats()
-                    for trial in pending where t - trial.time <= tau && t - trial.time >= Self.triggerDelay {
-                        stats.successes[trial.bin] += trial.weight
+                    // The trial that launch r made for this app succeeded. This app was not
+                    // launched since r (else this would not be a session start), so its time
+                    // since last launch at r is r.time − lastLaunch.
+                    if let last = state.lastLaunch {
+                        let bin = ResponseBins.bin(sinceLast: r.time - last, tau: tau) + r.idle
+                        state.responseSuccesses[bin] += r.weight
+                        responseSuccessesAll[bin] += r.weight
                     }
-                    responses[event.app] = stats
                 }
             }
-            pendingTrials[event.app] = nil
             // This launch is a trial for every other app: will its session start within τ?
+            // Counted in place (no hashing, no allocation): the cost is O(apps of the device).
             let idle = ResponseBins.idleOffset(sinceAnyLaunch: lastLaunchAny.map { t - $0 }, tau: tau)
             lastLaunchAny = t
-            for (other, otherState) in apps where other != event.app {
-                let bin = ResponseBins.bin(sinceLast: otherState.lastLaunch.map { t - $0 }, tau: tau) + idle
-                responses[other, default: ResponseStats()].trials[bin] += w
-                var list = pendingTrials[other] ?? []
-                list.removeAll { t - $0.time > tau }
-                list.append(PendingTrial(time: t, bin: bin, weight: w))
-                pendingTrials[other] = list
+            var i = apps.startIndex
+            while i != apps.endIndex {
+                if apps[i].key != event.app, let last = apps.values[i].lastLaunch {
+                    let bin = ResponseBins.bin(sinceLast: t - last, tau: tau) + idle
+                    apps.values[i].responseTrials[bin] += w
+                    responseTrialsAll[bin] += w
+                }
+                i = apps.index(after: i)
             }
             if let last = state.lastLaunch, t >= last {
                 let bin = GapBins.bin(t - last, tau: tau)
@@ -157,7 +154,7 @@ public struct DeviceModel: Sendable, Codable {
             apps[event.app] = state
             triggerTrials[event.app, default: 0] += w
             recent.removeAll { t - $0.time > tau }
-            recent.append(RecentLaunch(time: t, app: event.app, weight: w))
+            recent.append(RecentLaunch(time: t, app: event.app, weight: w, idle: idle))
         case .fetch:
             learnFetch(app: event.app, at: t, offset: event.utcOffsetSeconds, result: event.result ?? .failed, weight: w)
         case .publish:
@@ -237,16 +234,14 @@ public struct DeviceModel: Sendable, Codable {
             apps[key]!.sessionTotal *= f
             apps[key]!.launchTotal *= f
             apps[key]!.gaps = apps[key]!.gaps.map { $0 * f }
+            apps[key]!.responseTrials = apps[key]!.responseTrials.map { $0 * f }
+            apps[key]!.responseSuccesses = apps[key]!.responseSuccesses.map { $0 * f }
         }
         gapsAll = gapsAll.map { $0 * f }
+        responseTrialsAll = responseTrialsAll.map { $0 * f }
+        responseSuccessesAll = responseSuccessesAll.map { $0 * f }
         for key in triggerTrials.keys { triggerTrials[key]! *= f }
-        for key in responses.keys {
-            responses[key]!.trials = responses[key]!.trials.map { $0 * f }
-            responses[key]!.successes = responses[key]!.successes.map { $0 * f }
-        }
-        for key in pendingTrials.keys {
-            pendingTrials[key] = pendingTrials[key]!.map { PendingTrial(time: $0.time, bin: $0.bin, weight: $0.weight * f) }
-        }
+
         for key in pairSuccesses.keys { pairSuccesses[key]! *= f }
         for i in recent.indices { recent[i].weight *= f }
         for key in content.keys {
