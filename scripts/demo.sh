@@ -5,7 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product fetchcast 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Linking|^warning: .*Package.resolved' || true
+if ! log=$(swift build -c release --product fetchcast 2>&1); then
+  echo "$log" >&2
+  echo "error: the release build failed (see above)" >&2
+  exit 1
+fi
 bin=.build/release/fetchcast
 step() { printf '\n== %s\n' "$*" >&2; }
 
