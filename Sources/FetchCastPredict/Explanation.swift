@@ -15,7 +15,11 @@ enum Explanation {
         let slot = HourOfWeek.slot(fetch.time, offset: model.lastOffset)
         let day = slot / 24
         let dayText = day >= 5 ? "on weekends" : "on weekdays"
-        var text = "\(device) usually opens \(name(fetch.app)) \(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(dayText) (p=\(CSVField.fixed(fetch.launchProbability, decimals: 2)))"
+        let now = model.lastEventTime ?? fetch.time
+        let ownSessions = (0..<HourOfWeek.count).reduce(0.0) { $0 + model.sessionCount(app: fetch.app, slot: $1, now: now) }
+        // With little history of its own, the device's times come from other devices (the prior).
+        let who = ownSessions < 5 ? "devices like \(device) usually open" : "\(device) usually opens"
+        var text = "\(who) \(name(fetch.app)) \(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(dayText) (p=\(CSVField.fixed(fetch.launchProbability, decimals: 2)))"
         if fetch.newDataProbability < 0.999 {
             text += "; new content likely (p=\(CSVField.fixed(fetch.newDataProbability, decimals: 2)))"
         }

@@ -123,6 +123,19 @@ struct ModelRepositoryTests {
         }
     }
 
+    @Test func aNewDeviceGetsThePopulationsTimesOnDayOne() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<14))
+        try f.ingest(["2023-11-27T06:00:00+01:00,newcomer,news,launch,,,"])
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        let at = Timestamp.parseArgument("2023-11-27T06:00:00+01:00")!
+        let plan = try Predictor.predict(PredictionRequest(device: "newcomer", at: at, count: 3, budget: 3), snapshot: snapshot)
+        // The other devices open news at 12:3x local: the newcomer gets a fetch then too.
+        let hours = plan.map { ($0.fetchAtUnix - at) / 3600 + 6 }
+        #expect(hours.contains { $0 >= 11.5 && $0 <= 12.7 }, "planned at \(hours) h local")
+        #expect(plan.allSatisfy { $0.reason.hasPrefix("devices like newcomer usually open news") })
+    }
+
     @Test func unknownDeviceOrAppIsAClearError() throws {
         let f = try RepositoryFixture()
         try f.ingest(habits(days: 0..<3))
