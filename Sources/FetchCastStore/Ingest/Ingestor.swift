@@ -185,6 +185,9 @@ public final class Ingestor {
                     }
                 }
             }
+            // Every statement in the loop ends with an event insert: this is the file's last event.
+            // (One writer per transaction, so the file's events are the ids firstID...lastID.)
+            let lastID = firstID.map { _ in c.lastInsertRowID }
             let hash = knownHash ?? finalHash
             if knownHash == nil, try existingFile(sha256: hash) {
                 try c.execute("ROLLBACK")
@@ -211,7 +214,7 @@ public final class Ingestor {
             try update.bind([
                 .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
                 .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
-                firstID.map { _ in .integer(c.lastInsertRowIDOfEvents(fileID: fileID, first: firstID!, count: events)) } ?? .null,
+                lastID.map { .integer($0) } ?? .null,
                 .integer(fileID),
             ])
             try update.run()
@@ -259,14 +262,6 @@ public final class Ingestor {
 
     private func existingFile(sha256: String) throws(StoreError) -> Bool {
         try store.connection.scalarInt("SELECT count(*) FROM files WHERE sha256 = ?", [.text(sha256)]) > 0
-    }
-}
-
-extension Connection {
-    /// The last event id of a file: its events are inserted in one transaction by one writer,
-    /// so they are the contiguous ids `first ..< first + count`.
-    fileprivate func lastInsertRowIDOfEvents(fileID: Int64, first: Int64, count: Int64) -> Int64 {
-        first + count - 1
     }
 }
 
