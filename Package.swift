@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "fetchcast", targets: ["fetchcast"]),
+        .library(name: "FetchCastCore", targets: ["FetchCastCore"]),
         .library(name: "FetchCastTrace", targets: ["FetchCastTrace"]),
         .library(name: "FetchCastModel", targets: ["FetchCastModel"]),
         .library(name: "FetchCastStore", targets: ["FetchCastStore"]),
@@ -24,8 +25,9 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        .target(name: "FetchCastTrace", dependencies: ["CZlib"]),
-        .target(name: "FetchCastModel", dependencies: ["FetchCastTrace"]),
+        .target(name: "FetchCastCore"),
+        .target(name: "FetchCastTrace", dependencies: ["FetchCastCore", "CZlib"]),
+        .target(name: "FetchCastModel", dependencies: ["FetchCastCore"]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
         .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore"]),
         .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace"]),
         .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace"]),

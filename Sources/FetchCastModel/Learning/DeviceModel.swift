@@ -1,4 +1,4 @@
-import FetchCastTrace
+import FetchCastCore
 import Foundation
 
 /// Everything FetchCast learns about one device, updated one event at a time.

@@ -1,4 +1,4 @@
-import FetchCastTrace
+import FetchCastCore
 
 /// Hour-of-week slots (0 = Monday 00:00–01:00 local … 167 = Sunday 23:00–24:00) and spreading an
 /// interval's duration over the slots it covers.

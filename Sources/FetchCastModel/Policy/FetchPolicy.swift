@@ -1,4 +1,4 @@
-import FetchCastTrace
+import FetchCastCore
 
 /// One event as a device's fetch policy sees it: app launches, fetch results already in the
 /// trace, and content publications (for this device or for every device).

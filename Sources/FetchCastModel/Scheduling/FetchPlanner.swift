@@ -1,4 +1,4 @@
-import FetchCastTrace
+import FetchCastCore
 
 /// One fetch in a plan: when, for which app, and why.
 public struct ScheduledFetch: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import FetchCastTrace
+import FetchCastCore
 import Foundation
 
 /// FetchCast's scheduler as a causal ``FetchPolicy``: the same code answers `fetchcast predict`

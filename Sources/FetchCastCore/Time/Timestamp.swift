@@ -25,7 +25,8 @@ public enum Timestamp {
         public var expected: String
     }
 
-    static let expectedForm = "ISO 8601 with a UTC offset such as 2013-11-09T23:36:45+01:00 or Z, or integer Unix seconds"
+    /// How a valid timestamp looks, for error messages.
+    public static let expectedForm = "ISO 8601 with a UTC offset such as 2013-11-09T23:36:45+01:00 or Z, or integer Unix seconds"
 
     /// Parses a timestamp field.
     ///

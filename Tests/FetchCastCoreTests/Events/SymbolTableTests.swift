@@ -1,5 +1,5 @@
 import Testing
-import FetchCastTrace
+import FetchCastCore
 
 struct SymbolTableTests {
     @Test func internsEachNameOnce() {

@@ -1,5 +1,5 @@
 import Testing
-import FetchCastTrace
+import FetchCastCore
 
 struct CivilDateTests {
     /// (date, day number, ISO weekday Monday = 0), from `date -u -d DATE +%s` and `+%u`.

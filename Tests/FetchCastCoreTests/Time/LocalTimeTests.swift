@@ -1,5 +1,5 @@
 import Testing
-import FetchCastTrace
+import FetchCastCore
 
 struct LocalTimeTests {
     // 2013-11-09T22:36:45Z, a Saturday.

@@ -1,5 +1,5 @@
 import Testing
-@testable import FetchCastTrace
+@testable import FetchCastCore
 
 /// Parses a timestamp given as text.
 private func parse(_ text: String, defaultOffset: Int32 = 0) throws(Timestamp.Failure) -> Timestamp.Parsed {
