@@ -16,6 +16,14 @@ public struct BudgetPacer: Sendable, Codable {
     var today: [Double] = Array(repeating: 0, count: 24 * 40)
     var currentDay: Int?
     let memory: Double
+    /// Per app, the opportunity counted last: when it started and where it was counted, so
+    /// repeated looks at one app within a window count as one opportunity (its best value).
+    var open: [Int32: OpenOpportunity] = [:]
+
+    struct OpenOpportunity: Sendable, Codable {
+        var start: Double
+        var index: Int
+    }
 
     /// Creates a pacer forgetting with `memory` per day.
     public init(memory: Double) { self.memory = memory }
@@ -46,6 +54,23 @@ public struct BudgetPacer: Sendable, Codable {
     /// Records an opportunity of some value at a local hour.
     public mutating func record(value: Double, hour: Int) {
         today[hour * Self.bins + Self.bin(value)] += 1
+    }
+
+    /// Records an opportunity to fetch `app` at `time`: looks at the same app less than `window`
+    /// after the one that opened its opportunity count once, at the best value seen (one fetch
+    /// could have been made of them all).
+    public mutating func record(value: Double, hour: Int, app: Int32, time: Double, window: Double) {
+        let index = hour * Self.bins + Self.bin(value)
+        if let o = open[app], time - o.start < window {
+            if index > o.index, o.index / Self.bins == hour {
+                today[o.index] -= 1
+                today[index] += 1
+                open[app]!.index = index
+            }
+            return
+        }
+        today[index] += 1
+        open[app] = OpenOpportunity(start: time, index: index)
     }
 
     /// The value a fetch must reach at local hour `hour` when `remaining` fetches are left today.

@@ -148,7 +148,11 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             let v = value(of: app, at: t)
-            if v.value > 0 { pacer.record(value: v.value, hour: hour) }
+            if v.value > 0 {
+                // One fetch of the app per minimum interval at most: looks within it are one
+                // opportunity, so a burst of launches does not inflate the pacer's counts.
+                pacer.record(value: v.value, hour: hour, app: app, time: t, window: configuration.minimumInterval)
+            }
             let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
             candidates.append((app, v.value, reason))
         }

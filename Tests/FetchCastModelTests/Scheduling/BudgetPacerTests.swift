@@ -1,4 +1,4 @@
-import FetchCastModel
+@testable import FetchCastModel
 import Testing
 
 struct BudgetPacerTests {
@@ -41,5 +41,41 @@ struct BudgetPacerTests {
         let usual = busy.threshold(hour: 12, remaining: 12, floor: 0.01)
         for hour in 0...12 { for _ in 0..<9 { busy.record(value: 0.3, hour: hour) } }
         #expect(busy.threshold(hour: 12, remaining: 12, floor: 0.01) >= usual)
+    }
+
+    /// Opportunities of one hour, as counted so far today.
+    func countsToday(_ p: BudgetPacer, hour: Int) -> [Double] {
+        Array(p.today[(hour * BudgetPacer.bins)..<((hour + 1) * BudgetPacer.bins)])
+    }
+
+    @Test func looksAtOneAppWithinTheWindowAreOneOpportunityAtTheirBestValue() {
+        var p = BudgetPacer(memory: 0.9)
+        p.startDay(0)
+        // A burst: the same app looked at five times in two minutes, rising in value.
+        for (i, v) in [0.05, 0.2, 0.1, 0.4, 0.3].enumerated() {
+            p.record(value: v, hour: 9, app: 7, time: 1000 + Double(i) * 30, window: 900)
+        }
+        let counts = countsToday(p, hour: 9)
+        #expect(counts.reduce(0, +) == 1)
+        #expect(counts[BudgetPacer.bin(0.4)] == 1)
+    }
+
+    @Test func anotherAppOrALaterLookIsAnotherOpportunity() {
+        var p = BudgetPacer(memory: 0.9)
+        p.startDay(0)
+        p.record(value: 0.2, hour: 9, app: 1, time: 1000, window: 900)
+        p.record(value: 0.2, hour: 9, app: 2, time: 1010, window: 900)
+        p.record(value: 0.2, hour: 9, app: 1, time: 1900, window: 900)
+        #expect(countsToday(p, hour: 9).reduce(0, +) == 3)
+    }
+
+    @Test func aBetterLookInTheNextHourCountsInItsOwnHourOnly() {
+        var p = BudgetPacer(memory: 0.9)
+        p.startDay(0)
+        p.record(value: 0.1, hour: 9, app: 1, time: 3500, window: 900)
+        p.record(value: 0.5, hour: 10, app: 1, time: 3700, window: 900)
+        // The window's count stays where it was opened: one opportunity in all.
+        #expect(countsToday(p, hour: 9).reduce(0, +) == 1)
+        #expect(countsToday(p, hour: 10).reduce(0, +) == 0)
     }
 }
