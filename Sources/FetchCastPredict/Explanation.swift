@@ -9,14 +9,21 @@ enum Explanation {
         return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }
 
-    static func reason(for fetch: ScheduledFetch, device: String, model: DeviceModel, tau: Double, name: (Int32) -> String) -> String {
+    /// The app's present-day weighted sessions over the whole week: whether the device has
+    /// enough history of its own to speak for itself. O(168); callers keep it per app.
+    static func ownSessions(app: Int32, model: DeviceModel, now: Double) -> Double {
+        (0..<HourOfWeek.count).reduce(0.0) { $0 + model.sessionCount(app: app, slot: $1, now: now) }
+    }
+
+    static func reason(for fetch: ScheduledFetch, device: String, model: DeviceModel, tau: Double, ownSessions: Double? = nil,
+                       name: (Int32) -> String) -> String {
         let local = fetch.time + Double(model.lastOffset)
         let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
         let slot = HourOfWeek.slot(fetch.time, offset: model.lastOffset)
         let day = slot / 24
         let dayText = day >= 5 ? "on weekends" : "on weekdays"
         let now = model.lastEventTime ?? fetch.time
-        let ownSessions = (0..<HourOfWeek.count).reduce(0.0) { $0 + model.sessionCount(app: fetch.app, slot: $1, now: now) }
+        let ownSessions = ownSessions ?? Self.ownSessions(app: fetch.app, model: model, now: now)
         // With little history of its own, the device's times come from other devices (the prior).
         let who = ownSessions < 5 ? "devices like \(device) usually open" : "\(device) usually opens"
         var text = "\(who) \(name(fetch.app)) \(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(dayText) (p=\(CSVField.fixed(fetch.launchProbability, decimals: 2)))"

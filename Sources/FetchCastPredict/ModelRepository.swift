@@ -23,13 +23,24 @@ public final class ModelRepository {
 
     /// Names only change when events are added; kept per watermark so that repeated queries
     /// from an embedding process (a push backend) do not re-read them.
-    private var namesCache: (watermark: Int64, devices: [Int64: String], apps: [Int64: String])?
+    private var namesCache: Names?
 
-    private func names() throws -> (devices: [Int64: String], apps: [Int64: String]) {
+    private struct Names {
+        var watermark: Int64
+        var devices: [Int64: String]
+        var apps: [Int64: String]
+        /// Device ids by name, so that asking for one device costs no scan of every device.
+        var deviceIDs: [String: Int64]
+    }
+
+    private func names() throws -> Names {
         let last = try store.lastEventID()
-        if let cache = namesCache, cache.watermark == last { return (cache.devices, cache.apps) }
-        let loaded = (devices: try store.deviceNames(), apps: try store.appNames())
-        namesCache = (last, loaded.devices, loaded.apps)
+        if let cache = namesCache, cache.watermark == last { return cache }
+        let devices = try store.deviceNames()
+        var ids: [String: Int64] = [:]
+        for (id, name) in devices { ids[name] = id }
+        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
+        namesCache = loaded
         return loaded
     }
 
@@ -47,9 +58,15 @@ public final class ModelRepository {
         public var appNames: [Int64: String]
         /// Events folded in by this refresh.
         public var eventsFolded: Int
+        /// Device ids by name (shared with the repository's cache; may be out of step with
+        /// `deviceNames` only if a caller edits that, hence the fallback).
+        var deviceIDs: [String: Int64] = [:]
 
         /// The device id of a name.
-        public func device(named name: String) -> Int64? { deviceNames.first { $0.value == name }?.key }
+        public func device(named name: String) -> Int64? {
+            if let id = deviceIDs[name], deviceNames[id] == name { return id }
+            return deviceNames.first { $0.value == name }?.key
+        }
         /// The app id of a name.
         public func app(named name: String) -> Int64? { appNames.first { $0.value == name }?.key }
 
@@ -63,8 +80,9 @@ public final class ModelRepository {
     /// - Complexity: O(new events + devices × apps) when events were added since the last
     ///   call; otherwise O(size of the requested devices' state).
     public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
-        let (deviceNames, appNames) = try names()
-        let wanted: Set<Int64>? = requested.map { names in Set(deviceNames.filter { names.contains($0.value) }.keys) }
+        let names = try names()
+        let (deviceNames, appNames) = (names.devices, names.apps)
+        let wanted: Set<Int64>? = requested.map { Set($0.compactMap { names.deviceIDs[$0] }) }
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var folded = 0
@@ -94,7 +112,8 @@ public final class ModelRepository {
                 }
             }
         }
-        return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded)
+        return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
+                        deviceIDs: names.deviceIDs)
     }
 
     private func isUpToDate() throws -> Bool {
@@ -107,11 +126,14 @@ public final class ModelRepository {
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         for id in ids {
-            guard let record = try store.modelState(key: Self.devicePrefix + String(id)) else { continue }
-            guard let model = try? DeviceModel(binary: record.state) else { return nil }
+            // Decoded in place from SQLite's buffer: the state is never copied out whole.
+            guard let decoded = try store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in
+                try? DeviceModel(binary: bytes)
+            }) else { continue }
+            guard let model = decoded else { return nil }
             models[id] = model
-            if let p = try store.modelState(key: Self.priorPrefix + String(id)) {
-                guard let prior = try? DevicePrior(binary: p.state) else { return nil }
+            if let decoded = try store.withModelState(key: Self.priorPrefix + String(id), { _, bytes in try? DevicePrior(binary: bytes) }) {
+                guard let prior = decoded else { return nil }
                 priors[id] = prior
             }
         }

@@ -83,14 +83,17 @@ public enum Predictor {
         var out: [Prediction] = []
         for device in devices {
             guard let model = snapshot.models[device], let last = model.lastEventTime else { continue }
-            let apps = appFilter.map { [$0] } ?? Array(model.appsBySessions.prefix(request.topApps))
+            let apps = appFilter.map { [$0] } ?? model.appsBySessions(limit: request.topApps)
             let start = request.at ?? last
             var configuration = SchedulerConfiguration(budget: request.budget)
             configuration.notBefore = start
             let prior = snapshot.prior(for: device)
             let plan = FetchPlanner.plan(model: model, apps: apps, from: start, configuration: configuration, prior: prior)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
+            var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {
+                let own = ownSessions[fetch.app] ?? Explanation.ownSessions(app: fetch.app, model: model, now: model.lastEventTime ?? fetch.time)
+                ownSessions[fetch.app] = own
                 let appName = snapshot.appNames[Int64(fetch.app)] ?? String(fetch.app)
                 out.append(Prediction(
                     device: deviceName, app: appName,
@@ -98,7 +101,7 @@ public enum Predictor {
                     fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
                     newDataProbability: fetch.newDataProbability,
                     reason: Explanation.reason(for: fetch, device: deviceName, model: model,
-                                               tau: model.configuration.tau, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
+                                               tau: model.configuration.tau, ownSessions: own, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
             }
         }
         return out

@@ -27,15 +27,22 @@ public struct BinaryWriter {
         int(a.count)
         for v in a { double(v) }
     }
+    /// A count, then (key, value) pairs in ascending key order.
+    mutating func pairs(_ p: PairWeights) {
+        let sorted = p.sortedPairs()
+        int(sorted.count)
+        for (k, v) in sorted { uint64(k); double(v) }
+    }
 }
 
-/// Reads what ``BinaryWriter`` wrote.
+/// Reads what ``BinaryWriter`` wrote, straight from the bytes (no intermediate copies): numbers
+/// are loaded unaligned, arrays of doubles are one bulk copy each.
 public struct BinaryReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
-    /// Wraps bytes.
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Wraps bytes that outlive the reader.
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Thrown for truncated or malformed state.
     public struct Malformed: Error, CustomStringConvertible {
@@ -45,11 +52,8 @@ public struct BinaryReader {
     @inline(__always)
     mutating func raw<T: FixedWidthInteger>(_: T.Type) throws -> T {
         let size = MemoryLayout<T>.size
-        guard offset + size <= bytes.count else { throw Malformed() }
-        var v: T = 0
-        withUnsafeMutableBytes(of: &v) { dst in
-            bytes.withUnsafeBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[offset..<(offset + size)])) }
-        }
+        guard size <= bytes.count - offset else { throw Malformed() }
+        let v = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += size
         return T(littleEndian: v)
     }
@@ -69,18 +73,41 @@ public struct BinaryReader {
         guard n >= 0, n <= bytes.count else { throw Malformed() }
         return n
     }
+    /// `n` bytes, advancing past them.
+    mutating func slice(_ n: Int) throws -> UnsafeRawBufferPointer {
+        guard n <= bytes.count - offset else { throw Malformed() }
+        defer { offset += n }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
+    }
     mutating func doubles() throws -> [Double] {
         let n = try count()
-        guard offset + n * 8 <= bytes.count else { throw Malformed() }
-        var out = [Double](repeating: 0, count: n)
-        out.withUnsafeMutableBytes { dst in
-            bytes.withUnsafeBytes { src in dst.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[offset..<(offset + n * 8)])) }
+        let src = try slice(n * 8)
+        let out = [Double](unsafeUninitializedCapacity: n) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: src)
+            initialized = n
         }
-        offset += n * 8
         #if _endian(big)
-        out = out.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
-        #endif
+        return out.map { Double(bitPattern: UInt64(littleEndian: $0.bitPattern)) }
+        #else
         return out
+        #endif
+    }
+    /// What ``BinaryWriter/pairs(_:)`` wrote, straight into the sorted form (no hashing).
+    mutating func pairs() throws -> PairWeights {
+        let n = try count()
+        let src = try slice(n * 16)
+        let keys = [UInt64](unsafeUninitializedCapacity: n) { buffer, initialized in
+            for i in 0..<n { buffer[i] = UInt64(littleEndian: src.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self)) }
+            initialized = n
+        }
+        let values = [Double](unsafeUninitializedCapacity: n) { buffer, initialized in
+            for i in 0..<n {
+                buffer[i] = Double(bitPattern: UInt64(littleEndian: src.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self)))
+            }
+            initialized = n
+        }
+        guard let p = PairWeights(sortedKeys: keys, values: values) else { throw Malformed() }
+        return p
     }
 }
 
@@ -120,8 +147,7 @@ extension DeviceModel {
         }
         w.int(triggerTrials.count)
         for k in triggerTrials.keys.sorted() { w.int32(k); w.double(triggerTrials[k]!) }
-        w.int(pairSuccesses.count)
-        for k in pairSuccesses.keys.sorted() { w.uint64(k); w.double(pairSuccesses[k]!) }
+        w.pairs(pairSuccesses)
         w.int(recent.count)
         for r in recent { w.double(r.time); w.int32(r.app); w.double(r.weight); w.int(r.idle) }
         let contentKeys = content.keys.sorted()
@@ -143,16 +169,30 @@ extension DeviceModel {
         return w.bytes
     }
 
+    /// The default configuration as ``binaryEncoded()`` writes it: decoded without JSON.
+    private static let defaultConfigurationJSON: [UInt8] = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? Array(encoder.encode(ModelConfiguration()))) ?? []
+    }()
+
     /// Decodes ``binaryEncoded()``.
     /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
     public init(binary bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { try DeviceModel(binary: $0) }
+    }
+
+    /// Decodes ``binaryEncoded()`` from bytes it does not keep (e.g. a blob SQLite still owns).
+    /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
+    /// - Complexity: O(size of the state): bulk copies, no hashing of co-usage pairs.
+    public init(binary bytes: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(bytes)
         guard try r.int() == Self.formatVersion else { throw BinaryReader.Malformed() }
         _ = try r.int()
-        let n = try r.count()
-        guard r.offset + n <= bytes.count else { throw BinaryReader.Malformed() }
-        let configuration = try JSONDecoder().decode(ModelConfiguration.self, from: Data(bytes[r.offset..<(r.offset + n)]))
-        r.offset += n
+        let json = try r.slice(try r.count())
+        let configuration = json.elementsEqual(Self.defaultConfigurationJSON)
+            ? ModelConfiguration()
+            : try JSONDecoder().decode(ModelConfiguration.self, from: Data(json))
         self.init(configuration: configuration)
         scale = DecayScale(reference: try r.double(), rate: try r.double())
         exposure = try r.doubles()
@@ -160,34 +200,28 @@ extension DeviceModel {
         gapsAll = try r.doubles()
         responseTrialsAll = try r.doubles()
         responseSuccessesAll = try r.doubles()
-        for _ in 0..<(try r.count()) {
+        let appCount = try r.count()
+        apps.reserveCapacity(appCount)
+        for _ in 0..<appCount {
             let k = try r.int32()
-            var s = AppState()
-            s.sessions = try r.doubles()
-            s.sessionTotal = try r.double()
-            s.launchTotal = try r.double()
-            s.lastLaunch = try r.optionalDouble()
-            s.lastRefresh = try r.optionalDouble()
-            s.gaps = try r.doubles()
-            s.responseTrials = try r.doubles()
-            s.responseSuccesses = try r.doubles()
-            apps[k] = s
+            // Memberwise, in the order written: no default arrays allocated only to be replaced.
+            apps[k] = AppState(
+                sessions: try r.doubles(), sessionTotal: try r.double(), launchTotal: try r.double(),
+                lastLaunch: try r.optionalDouble(), lastRefresh: try r.optionalDouble(), gaps: try r.doubles(),
+                responseTrials: try r.doubles(), responseSuccesses: try r.doubles())
         }
-        for _ in 0..<(try r.count()) { let k = try r.int32(); triggerTrials[k] = try r.double() }
-        for _ in 0..<(try r.count()) { let k = try r.uint64(); pairSuccesses[k] = try r.double() }
+        let triggerCount = try r.count()
+        triggerTrials.reserveCapacity(triggerCount)
+        for _ in 0..<triggerCount { let k = try r.int32(); triggerTrials[k] = try r.double() }
+        pairSuccesses = try r.pairs()
         for _ in 0..<(try r.count()) {
             recent.append(RecentLaunch(time: try r.double(), app: try r.int32(), weight: try r.double(), idle: try r.int()))
         }
         for _ in 0..<(try r.count()) {
             let k = try r.int32()
-            var c = ContentState()
-            c.events = try r.doubles()
-            c.exposure = try r.doubles()
-            c.fromPublishes = try r.bool()
-            c.lastPublish = try r.optionalDouble()
-            c.newData = try r.int()
-            c.noData = try r.int()
-            content[k] = c
+            content[k] = ContentState(
+                events: try r.doubles(), exposure: try r.doubles(), fromPublishes: try r.bool(),
+                lastPublish: try r.optionalDouble(), newData: try r.int(), noData: try r.int())
         }
         lastLaunchAny = try r.optionalDouble()
         lastEventTime = try r.optionalDouble()
@@ -204,18 +238,24 @@ extension DevicePrior {
         w.doubles(globalRates)
         w.int(appRates.count)
         for k in appRates.keys.sorted() { w.int32(k); w.doubles(appRates[k]!) }
-        w.int(pairs.count)
-        for k in pairs.keys.sorted() { w.uint64(k); w.double(pairs[k]!) }
+        w.pairs(pairs)
         return w.bytes
     }
 
     /// Decodes ``binaryEncoded()``.
     public init(binary bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { try DevicePrior(binary: $0) }
+    }
+
+    /// Decodes ``binaryEncoded()`` from bytes it does not keep.
+    public init(binary bytes: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(bytes)
         self = .none
         globalRates = try r.doubles()
-        for _ in 0..<(try r.count()) { let k = try r.int32(); appRates[k] = try r.doubles() }
-        for _ in 0..<(try r.count()) { let k = try r.uint64(); pairs[k] = try r.double() }
+        let rateCount = try r.count()
+        appRates.reserveCapacity(rateCount)
+        for _ in 0..<rateCount { let k = try r.int32(); appRates[k] = try r.doubles() }
+        pairs = try r.pairs()
         guard r.offset == bytes.count else { throw BinaryReader.Malformed() }
     }
 }

@@ -145,10 +145,10 @@ extension DeviceModel {
     public func strongestPairs(limit: Int, now: Double, prior: DevicePrior, minimumTrials: Double = 5) -> [(Int32, Int32, Double, Double)] {
         let f = scale.readFactor(at: now)
         var out: [(Int32, Int32, Double, Double)] = []
-        for key in pairSuccesses.keys {
+        pairSuccesses.forEach { key, _ in
             let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
             let trials = (triggerTrials[x] ?? 0) * f
-            guard trials >= minimumTrials else { continue }
+            guard trials >= minimumTrials else { return }
             out.append((x, y, coUsageProbability(from: x, to: y, now: now, prior: prior), trials))
         }
         return Array(out.sorted { ($0.2, $1.0, $1.1) > ($1.2, $0.0, $0.1) }.prefix(limit))

@@ -34,7 +34,7 @@ public struct DeviceModel: Sendable, Codable {
     var responseSuccessesAll: [Double] = Array(repeating: 0, count: ResponseBins.count * 2)
     var apps: [Int32: AppState] = [:]
     var triggerTrials: [Int32: Double] = [:]
-    var pairSuccesses: [UInt64: Double] = [:]
+    var pairSuccesses = PairWeights()
     var recent: [RecentLaunch] = []
     var content: [Int32: ContentState] = [:]
     /// The last launch of any app.
@@ -119,7 +119,7 @@ public struct DeviceModel: Sendable, Codable {
                 state.sessionTotal += w
                 sessionsAll[slot] += w
                 for r in recent where r.app != event.app && t - r.time <= tau && t - r.time >= Self.triggerDelay {
-                    pairSuccesses[Self.pairKey(r.app, event.app), default: 0] += r.weight
+                    pairSuccesses.add(r.weight, to: Self.pairKey(r.app, event.app))
                     // The trial that launch r made for this app succeeded. This app was not
                     // launched since r (else this would not be a session start), so its time
                     // since last launch at r is r.time − lastLaunch.
@@ -242,7 +242,7 @@ public struct DeviceModel: Sendable, Codable {
         responseSuccessesAll = responseSuccessesAll.map { $0 * f }
         for key in triggerTrials.keys { triggerTrials[key]! *= f }
 
-        for key in pairSuccesses.keys { pairSuccesses[key]! *= f }
+        pairSuccesses.scale(by: f)
         for i in recent.indices { recent[i].weight *= f }
         for key in content.keys {
             content[key]!.events = content[key]!.events.map { $0 * f }
@@ -254,6 +254,25 @@ public struct DeviceModel: Sendable, Codable {
     /// The apps the device has launched, most sessions first (ties by id).
     public var appsBySessions: [Int32] {
         apps.sorted { ($0.value.sessionTotal, $1.key) > ($1.value.sessionTotal, $0.key) }.map(\.key)
+    }
+
+    /// The first `limit` apps of ``appsBySessions`` without sorting every app: what `predict`
+    /// asks on each query.
+    /// - Complexity: O(apps × limit).
+    public func appsBySessions(limit: Int) -> [Int32] {
+        guard limit > 0 else { return [] }
+        var top: [(total: Double, app: Int32)] = []
+        top.reserveCapacity(limit + 1)
+        for (app, state) in apps {
+            let total = state.sessionTotal
+            // Most sessions first, ties by id: the order of `appsBySessions`.
+            var i = top.count
+            while i > 0, total > top[i - 1].total || (total == top[i - 1].total && app < top[i - 1].app) { i -= 1 }
+            guard i < limit else { continue }
+            top.insert((total, app), at: i)
+            if top.count > limit { top.removeLast() }
+        }
+        return top.map(\.app)
     }
 
     /// When the app was last launched.

@@ -68,7 +68,7 @@ public struct PopulationPrior: Sendable, Codable, Hashable {
                 appSessions[n] = sessions
                 appExposure[n] = exposure
             }
-            for (key, successes) in model.pairSuccesses {
+            model.pairSuccesses.forEach { key, successes in
                 let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
                 pairS[name(x), default: [:]][name(y), default: 0] += successes * f
             }
@@ -101,7 +101,7 @@ public struct PopulationPrior: Sendable, Codable, Hashable {
 public struct DevicePrior: Sendable {
     var appRates: [Int32: [Double]] = [:]
     var globalRates: [Double]
-    var pairs: [UInt64: Double] = [:]
+    var pairs = PairWeights()
 
     /// Translates a prior to app ids.
     /// - Parameters:
@@ -112,12 +112,14 @@ public struct DevicePrior: Sendable {
         for (id, name) in apps {
             if let rates = prior.appRates[name] { appRates[id] = rates }
         }
+        var translated: [UInt64: Double] = [:]
         for (x, nx) in apps {
             guard let ys = prior.pairs[nx] else { continue }
             for (y, ny) in apps where y != x {
-                if let p = ys[ny] { pairs[DeviceModel.pairKey(x, y)] = p }
+                if let p = ys[ny] { translated[DeviceModel.pairKey(x, y)] = p }
             }
         }
+        pairs = PairWeights(translated)
     }
 
     /// Translates a prior for a device whose app symbols index `names`.

@@ -40,7 +40,9 @@ extension Store {
 
     /// The highest event id (0 for an empty store).
     public func lastEventID() throws(StoreError) -> Int64 {
-        try connection.scalarInt("SELECT COALESCE(max(id), 0) FROM event_log")
+        let s = try connection.cached("SELECT COALESCE(max(id), 0) FROM event_log")
+        defer { s.reset() }
+        return try s.step() ? s.int(0) : 0
     }
 
     /// Device names by id.

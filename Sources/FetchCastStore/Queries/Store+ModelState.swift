@@ -18,10 +18,18 @@ extension Store {
 
     /// The stored state for a key, if any.
     public func modelState(key: String) throws(StoreError) -> ModelStateRecord? {
-        let s = try connection.prepare("SELECT watermark, state FROM model_state WHERE key = ?")
-        try s.bind([.text(key)])
+        try withModelState(key: key) { watermark, state in ModelStateRecord(key: key, watermark: watermark, state: Array(state)) }
+    }
+
+    /// Reads the stored state for a key in place, without copying it out of SQLite: `body`
+    /// gets the watermark and the bytes (valid only inside it); `nil` when there is no state.
+    /// - Complexity: one indexed lookup with a statement kept prepared; O(size of the state).
+    public func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws(StoreError) -> T? {
+        let s = try connection.cached("SELECT watermark, state FROM model_state WHERE key = ?")
+        defer { s.reset() }
+        s.bindText(1, key)
         guard try s.step() else { return nil }
-        return ModelStateRecord(key: key, watermark: s.int(0), state: s.blob(1))
+        return s.withBlob(1) { body(s.int(0), $0) }
     }
 
     /// Every stored state whose key starts with `prefix`.

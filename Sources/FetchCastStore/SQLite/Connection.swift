@@ -26,6 +26,7 @@ public final class Connection {
     }
 
     deinit {
+        for stmt in cachedStatements.values { sqlite3_finalize(stmt) }
         sqlite3_close_v2(handle)
     }
 
@@ -48,6 +49,21 @@ public final class Connection {
             sqlite3_free(errorMessage)
             throw StoreError(path: path, message: "SQL failed: \(message) [\(sql.prefix(80))]", code: rc)
         }
+    }
+
+    /// Statement handles kept prepared for repeated small queries, by SQL text; finalized with
+    /// the connection (handles, not ``Statement``s, so that the cache keeps no cycle).
+    private var cachedStatements: [String: OpaquePointer] = [:]
+
+    /// A statement prepared once per connection and reused: for queries a process repeats
+    /// (`predict` from an embedding server). Reset it after use, so that it holds no read lock.
+    public func cached(_ sql: String) throws(StoreError) -> Statement {
+        if let handle = cachedStatements[sql] { return Statement(connection: self, handle: handle, finalizes: false) }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw error(rc, "cannot prepare [\(sql.prefix(80))]") }
+        cachedStatements[sql] = stmt
+        return Statement(connection: self, handle: stmt, finalizes: false)
     }
 
     /// Prepares a statement.
@@ -88,14 +104,17 @@ public enum SQLValue: Sendable, Hashable {
 public final class Statement {
     let connection: Connection
     let handle: OpaquePointer
+    /// False for a statement the connection caches (it finalizes those itself).
+    let finalizes: Bool
 
-    init(connection: Connection, handle: OpaquePointer) {
+    init(connection: Connection, handle: OpaquePointer, finalizes: Bool = true) {
         self.connection = connection
         self.handle = handle
+        self.finalizes = finalizes
     }
 
     deinit {
-        sqlite3_finalize(handle)
+        if finalizes { sqlite3_finalize(handle) }
     }
 
     /// Binds values to parameters 1…n.
@@ -157,6 +176,12 @@ public final class Statement {
         return String(cString: p)
     }
     public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    /// Reads a blob column in place (the bytes are SQLite's, valid only inside `body`).
+    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: p, count: n))
+    }
     public func blob(_ column: Int32) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }

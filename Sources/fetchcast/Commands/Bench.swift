@@ -23,8 +23,10 @@ extension FetchCast {
                 0.5) and its peak memory.
                 predict: ingests --trace into a fresh store and times whole `fetchcast predict \
                 --device D` calls (process start included) against a `sqlite3` shell query on the \
-                same store, plus the in-process query (load + plan) p50/p99 (targets: a CLI call \
-                at most 50 ms, the in-process query p99 at most 1 ms).
+                same store, plus the in-process query (load the device's state from the store, \
+                decode, plan) p50/p99 (targets: a CLI call at most 50 ms, the in-process query \
+                p99 at most 1 ms; the *_of_* columns are the measurement over its target, at \
+                most 1.00x meets it).
                 model: the model's per-event update cost after 1 M and after 10 M events of one \
                 device (flat means O(1) in history).
                 """)
@@ -124,10 +126,16 @@ extension FetchCast {
             }
             var out = FileSink.standardOutput()
             let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
-            let table = [["events", "device", "cli_median_ms", "cli_p95_ms", "sqlite3_median_ms", "cli_vs_sqlite3", "query_p50_ms", "query_p99_ms", "plan_p99_ms"],
-                         [String(r.events), r.device, ms(r.cliMedian), ms(r.cliP95), ms(r.sqliteMedian),
-                          CSVField.fixed(r.cliMedian / max(r.sqliteMedian, 1e-9), decimals: 2) + "x", ms(r.queryP50), ms(r.queryP99), ms(r.planP99)]]
-            TextTable.write(table, rightAligned: Set(0..<9).subtracting([1]), to: &out)
+            let ratio = { (x: Double) in CSVField.fixed(x, decimals: 2) + "x" }
+            let table = [["events", "device", "cli_median_ms", "cli_p95_ms", "cli_p95_of_50ms", "sqlite3_median_ms", "cli_vs_sqlite3",
+                          "query_p50_ms", "query_p99_ms", "query_p99_of_1ms", "plan_p99_ms"],
+                         [String(r.events), r.device, ms(r.cliMedian), ms(r.cliP95), ratio(r.cliP95OfTarget), ms(r.sqliteMedian),
+                          ratio(r.cliMedian / max(r.sqliteMedian, 1e-9)), ms(r.queryP50), ms(r.queryP99), ratio(r.queryP99OfTarget),
+                          ms(r.planP99)]]
+            TextTable.write(table, rightAligned: Set(0..<11).subtracting([1]), to: &out)
+            let verdict = { (x: Double) in x <= 1 ? "meets" : "MISSES" }
+            log.write("load + decode + plan p99 \(ms(r.queryP99)) ms over \(r.querySamples) queries: \(ratio(r.queryP99OfTarget)) of the 1 ms target (\(verdict(r.queryP99OfTarget)) it); ")
+            log.write("CLI call p95 \(ms(r.cliP95)) ms: \(ratio(r.cliP95OfTarget)) of the 50 ms target (\(verdict(r.cliP95OfTarget)) it)\n")
             try FetchCast.finish(out)
         }
 
