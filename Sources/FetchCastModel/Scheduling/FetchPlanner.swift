@@ -1,4 +1,5 @@
 import FetchCastCore
+import Foundation
 
 /// One fetch in a plan: when, for which app, and why.
 public struct ScheduledFetch: Sendable, Hashable {
@@ -38,51 +39,92 @@ public enum FetchPlanner {
         let offset = model.lastOffset
         struct Candidate { var app: Int32; var time: Double; var session: Double; var newData: Double; var value: Double }
         var candidates: [Candidate] = []
+        candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
         var rates: [Int32: [Double]] = [:]
-        for app in apps { rates[app] = model.sessionRates(app: app, now: start, prior: prior) }
-        var g = begin
-        while g < start + horizon {
-            for app in apps {
-                let refreshed = model.lastRefresh(of: app)
+        for app in apps {
+            // Everything per app is looked up once, not per 5-minute candidate.
+            let appRates = model.sessionRates(app: app, now: start, prior: prior)
+            rates[app] = appRates
+            let refreshed = model.lastRefresh(of: app)
+            let since = refreshed ?? start
+            // P(new data) = 1 − exp(−∫ content rate since the last refresh): the integral grows
+            // step by step instead of being summed from the refresh again for every candidate.
+            let contentRates = model.contentRates(app: app, now: start)
+            var expectedContent = 0.0
+            var integratedUntil = since
+            var g = begin
+            while g < start + horizon {
                 let uncovered = refreshed.map { max(0, min(1, (g + tau - max(g, $0 + tau)) / tau)) } ?? 1
-                guard uncovered > 0 else { continue }
-                let session = model.sessionProbability(rates: rates[app]!, from: g, to: g + tau)
-                let newData = model.newDataProbability(app: app, at: g, since: refreshed ?? start, now: start)
-                let value = session * newData * uncovered
-                if value >= configuration.minimumValue {
-                    candidates.append(Candidate(app: app, time: g, session: session, newData: newData, value: value))
+                if uncovered > 0 {
+                    let session = model.sessionProbability(rates: appRates, from: g, to: g + tau)
+                    var newData = 1.0
+                    if let contentRates {
+                        if g > integratedUntil {
+                            HourOfWeek.spread(from: integratedUntil, to: g, offset: offset) { slot, seconds in
+                                expectedContent += contentRates[slot] * seconds / 3600
+                            }
+                            integratedUntil = g
+                        }
+                        newData = g > since ? 1 - exp(-expectedContent) : 0
+                    }
+                    let value = session * newData * uncovered
+                    if value >= configuration.minimumValue {
+                        candidates.append(Candidate(app: app, time: g, session: session, newData: newData, value: value))
+                    }
                 }
+                g += step
             }
-            g += step
         }
+        // A total order (value, then earlier, then lower app id), so the generation order above
+        // does not matter.
         candidates.sort { ($0.value, $1.time, $1.app) > ($1.value, $0.time, $0.app) }
         var chosen: [Candidate] = []
+        var chosenTimes: [Int32: [Double]] = [:]
         var perDay: [Int: Int] = [:]
         let spacing = max(tau, configuration.minimumInterval)
         for c in candidates {
             let day = LocalTime.day(time: c.time, utcOffsetSeconds: offset)
             if perDay[day, default: 0] >= configuration.dailyCap { continue }
-            if chosen.contains(where: { $0.app == c.app && abs($0.time - c.time) < spacing }) { continue }
+            if chosenTimes[c.app]?.contains(where: { abs($0 - c.time) < spacing }) == true { continue }
             chosen.append(c)
+            chosenTimes[c.app, default: []].append(c.time)
             perDay[day, default: 0] += 1
         }
         chosen.sort { ($0.time, $0.app) < ($1.time, $1.app) }
-        var plan: [ScheduledFetch] = chosen.map {
+        // Each planned fetch refreshes the cache: the next one of the same app finds only what
+        // appears after it. Values were computed against the last real refresh; recompute the
+        // chance of new data from the previous planned fetch and drop the fetches that no
+        // longer clear the minimum value (a quiet night after an evening fetch).
+        var previous: [Int32: Double] = [:]
+        var kept: [Candidate] = []
+        for var c in chosen {
+            if let since = previous[c.app] {
+                c.newData = model.newDataProbability(app: c.app, at: c.time, since: since, now: start)
+                guard c.session * c.newData >= configuration.minimumValue else { continue }
+            }
+            previous[c.app] = c.time
+            kept.append(c)
+        }
+        var plan: [ScheduledFetch] = kept.map {
             ScheduledFetch(app: $0.app, time: $0.time, launchProbability: $0.session, newDataProbability: $0.newData,
                            reason: .likelyLaunch(probability: $0.session))
         }
         // Coalesce: pull a fetch forward into an earlier wakeup of another app when little is lost.
+        var refreshedAt: [Int32: Double] = [:]
+        if let first = plan.first { refreshedAt[first.app] = first.time }
         var i = 1
         while i < plan.count {
             let earlier = plan[i - 1], later = plan[i]
             if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600 {
                 let session = model.sessionProbability(rates: rates[later.app]!, from: earlier.time, to: earlier.time + tau)
-                let newData = model.newDataProbability(app: later.app, at: earlier.time, since: model.lastRefresh(of: later.app) ?? start, now: start)
+                let since = refreshedAt[later.app] ?? model.lastRefresh(of: later.app) ?? start
+                let newData = model.newDataProbability(app: later.app, at: earlier.time, since: since, now: start)
                 if session * newData >= 0.9 * later.launchProbability * later.newDataProbability {
                     plan[i] = ScheduledFetch(app: later.app, time: earlier.time, launchProbability: session,
                                              newDataProbability: newData, reason: .coalesced(with: earlier.app))
                 }
             }
+            refreshedAt[plan[i].app] = plan[i].time
             i += 1
         }
         return plan

@@ -46,4 +46,33 @@ struct FetchPlannerTests {
         let hour = (plan[0].time - from) / 3600
         #expect(hour > 8 && hour <= 9.05, "planned at \(hour) h")
     }
+
+    @Test func newDataChancesEqualTheModelsAndSkipQuietNights() {
+        // App 9 is opened at noon and its content is published every 10 minutes from 07:00
+        // to 23:00 UTC: every planned fetch carries the model's own P(new data) since the
+        // previous refresh (real or planned), and no fetch is planned in the quiet night.
+        var model = DeviceModel()
+        let midnight = 1_700_006_400.0
+        for day in 0..<21 {
+            let d = midnight + Double(day) * 86_400
+            model.observe(DeviceEvent(time: d + 12 * 3600, app: 9, kind: .launch))
+            for minute in stride(from: 7 * 60, to: 23 * 60, by: 10) {
+                model.observe(DeviceEvent(time: d + Double(minute) * 60, app: 9, kind: .publish))
+            }
+        }
+        let from = model.lastEventTime! + 60
+        let plan = FetchPlanner.plan(model: model, apps: [9], from: from, horizon: 2 * 86_400,
+                                     configuration: SchedulerConfiguration(budget: 24), prior: .none)
+        #expect(!plan.isEmpty)
+        var refreshed = model.lastRefresh(of: 9) ?? from
+        for f in plan {
+            // Each planned fetch refreshes the cache for the next one.
+            let expected = model.newDataProbability(app: 9, at: f.time, since: refreshed, now: from)
+            refreshed = f.time
+            #expect(abs(f.newDataProbability - expected) < 1e-9, "at \(f.time): \(f.newDataProbability) vs \(expected)")
+            let hour = Int((f.time - midnight).truncatingRemainder(dividingBy: 86_400) / 3600)
+            #expect(!(1...5).contains(hour), "fetch at \(hour):00 in the quiet night")
+        }
+    }
 }
+
