@@ -44,6 +44,10 @@ public final class ModelRepository {
         return loaded
     }
 
+    /// Device models a fold holds in memory at once (the first fold of a large store would
+    /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.
+    public var foldBatchSize = 256
+
     /// Creates a repository over a store.
     public init(store: Store, configuration: ModelConfiguration = ModelConfiguration()) {
         self.store = store
@@ -105,11 +109,8 @@ public final class ModelRepository {
                 let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
                 let last = try store.lastEventID()
                 let fromScratch = watermark >= last  // damaged state, or events forgotten
-                (models, priors, folded) = try fold(after: fromScratch ? 0 : watermark, upTo: last, appNames: appNames)
-                if let wanted {
-                    models = models.filter { wanted.contains($0.key) }
-                    priors = priors.filter { wanted.contains($0.key) }
-                }
+                (models, priors, folded) = try fold(
+                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames, wanted: wanted)
             }
         }
         return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
@@ -140,58 +141,98 @@ public final class ModelRepository {
         return (models, priors)
     }
 
-    /// Loads every model, folds events `(after, upTo]`, rebuilds the population and every
-    /// device's prior, and saves it all (inside the caller's transaction).
-    private func fold(after watermark: Int64, upTo last: Int64, appNames: [Int64: String]) throws
+    /// Folds events `(after, upTo]` into every device's model, rebuilds each device's prior from
+    /// the other devices, and saves it all (inside the caller's transaction).
+    ///
+    /// Devices are folded ``foldBatchSize`` at a time (by device id), so a fold holds that many
+    /// models, not every device of the store: each batch's models are loaded, fed the batch's
+    /// events and the publishes to every device, saved, added to the population's sums and
+    /// dropped. A second pass streams the saved models back, a batch at a time, to give each
+    /// device the pooled sums minus its own contribution (``PopulationSums``). The result does
+    /// not depend on the batch size: each model sees the same events in the same order.
+    ///
+    /// - Returns: The models and priors of `wanted` (every device when `nil`) and the number of
+    ///   events folded.
+    /// - Complexity: O(batches × new events read by SQLite + new events folded + devices × state);
+    ///   memory O(``foldBatchSize`` × state of a device + the population's sums).
+    private func fold(after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?) throws
         -> ([Int64: DeviceModel], [Int64: DevicePrior], Int)
     {
-        var models: [Int64: DeviceModel] = [:]
-        if watermark > 0 {
-            for record in try store.modelStates(prefix: Self.devicePrefix) {
-                guard let id = Int64(record.key.dropFirst(Self.devicePrefix.count)) else { continue }
-                models[id] = try DeviceModel(binary: record.state)
-            }
-        }
-        var everyone = DeviceModel(configuration: configuration)
+        let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
+        let ids = deviceIDs.sorted()
+        let size = max(foldBatchSize, 1)
+        var batches = stride(from: 0, to: ids.count, by: size).map { ids[$0..<min($0 + size, ids.count)] }
+        // With no device at all, one empty batch still folds the publishes to every device.
+        if batches.isEmpty { batches = [[]] }
+        var storedEveryone = DeviceModel(configuration: configuration)
         if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
-            everyone = try DeviceModel(binary: record.state)
+            storedEveryone = try DeviceModel(binary: record.state)
         }
+        var everyone = storedEveryone
+        var population = PopulationSums()
+        var kept: [Int64: DeviceModel] = [:]
         var folded = 0
-        try store.scanEvents(afterID: watermark) { e in
-            folded += 1
-            let event = DeviceEvent(
-                time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-            if let device = e.device {
-                if models[device] == nil {
-                    var fresh = DeviceModel(configuration: configuration)
-                    fresh.adoptContent(from: everyone)
-                    models[device] = fresh
-                }
-                models[device]!.observe(event)
-            } else {
-                everyone.observe(event)
-                for key in models.keys { models[key]!.observe(event) }
+        var folds: [Int64] = []  // devices with a model, in id order
+        for batch in batches {
+            var models: [Int64: DeviceModel] = [:]
+            if watermark > 0 {
+                for id in batch { if let model = try loadModel(id) { models[id] = model } }
             }
+            everyone = storedEveryone
+            let first = batch.startIndex == 0
+            let range = batch.first.map { $0...batch.last! } ?? (1...0)
+            try store.scanEvents(afterID: watermark, devices: range) { e in
+                // Every batch sees the publishes to every device; they count once.
+                if e.device != nil || first { folded += 1 }
+                let event = DeviceEvent(
+                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
+                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
+                if let device = e.device {
+                    if models[device] == nil {
+                        var fresh = DeviceModel(configuration: configuration)
+                        fresh.adoptContent(from: everyone)
+                        models[device] = fresh
+                    }
+                    models[device]!.observe(event)
+                } else {
+                    everyone.observe(event)
+                    for key in models.keys { models[key]!.observe(event) }
+                }
+            }
+            var records: [Store.ModelStateRecord] = []
+            for id in models.keys.sorted() {
+                let model = models[id]!
+                population.add(PopulationSums(model: model, name: name))
+                records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+                folds.append(id)
+                if wanted?.contains(id) ?? true { kept[id] = model }
+            }
+            try store.saveModelStates(records)
         }
-        let ids = models.keys.sorted()
-        let population = PopulationPrior.build(from: ids.map { id in
-            (model: models[id]!, name: { appNames[Int64($0)] ?? "" })
-        })
         var priors: [Int64: DevicePrior] = [:]
-        var records: [Store.ModelStateRecord] = []
-        for id in ids {
-            let model = models[id]!
-            var names: [Int32: String] = [:]
-            for app in model.appsBySessions { names[app] = appNames[Int64(app)] ?? "" }
-            let prior = DevicePrior(population, apps: names)
-            priors[id] = prior
-            records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
-            records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
+        for start in stride(from: 0, to: folds.count, by: size) {
+            var records: [Store.ModelStateRecord] = []
+            for id in folds[start..<min(start + size, folds.count)] {
+                guard let model = try kept[id] ?? loadModel(id) else { continue }
+                var apps: [Int32: String] = [:]
+                for app in model.appsBySessions { apps[app] = name(app) }
+                let prior = population.devicePrior(excluding: PopulationSums(model: model, name: name), apps: apps)
+                if wanted?.contains(id) ?? true { priors[id] = prior }
+                records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
+            }
+            try store.saveModelStates(records)
         }
-        records.append(Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()))
-        records.append(Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []))
-        try store.saveModelStates(records)
-        return (models, priors, folded)
+        try store.saveModelStates([
+            Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
+            Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []),
+        ])
+        return (kept, priors, folded)
+    }
+
+    /// A device's saved model (decoded in place), `nil` when it has none.
+    private func loadModel(_ id: Int64) throws -> DeviceModel? {
+        try store.withModelState(key: Self.devicePrefix + String(id)) { _, bytes in
+            Result { try DeviceModel(binary: bytes) }
+        }?.get()
     }
 }

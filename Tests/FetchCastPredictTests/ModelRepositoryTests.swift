@@ -80,7 +80,76 @@ struct ModelRepositoryTests {
         #expect(whole.eventsFolded == 112)
         for id in whole.models.keys {
             #expect(try whole.models[id]!.binaryEncoded() == later.models[id]!.binaryEncoded())
+            #expect(whole.prior(for: id).binaryEncoded() == later.prior(for: id).binaryEncoded())
         }
+    }
+
+    @Test func aDevicesPriorIsBuiltFromTheOtherDevicesOnly() throws {
+        let f = try RepositoryFixture()
+        // b has habits of its own (games at night, news in the evening) that a must not see in
+        // a prior of its own habits.
+        var rows = habits(days: 0..<14)
+        for day in 0..<14 {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            rows.append("\(date)T22:1\(day % 7):00+01:00,b,games,launch,,,")
+            rows.append("\(date)T18:4\(day % 7):00+01:00,b,news,launch,,,")
+            rows.append("\(date)T18:5\(day % 7):00+01:00,b,chat,launch,,,")
+        }
+        try f.ingest(rows.sorted())
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        let a = try #require(snapshot.device(named: "a")), b = try #require(snapshot.device(named: "b"))
+        let name: (Int32) -> String = { snapshot.appNames[Int64($0)] ?? "" }
+        for (device, other) in [(a, b), (b, a)] {
+            let model = try #require(snapshot.models[device])
+            var apps: [Int32: String] = [:]
+            for id in model.appsBySessions { apps[id] = name(id) }
+            let othersOnly = DevicePrior(PopulationPrior.build(from: [(model: snapshot.models[other]!, name: name)]), apps: apps)
+            let everyone = DevicePrior(PopulationPrior.build(from: [a, b].map { (model: snapshot.models[$0]!, name: name) }), apps: apps)
+            // Exactly equal (the pooled sums are exact, see `PopulationSums`), so well within any tolerance.
+            #expect(snapshot.prior(for: device).binaryEncoded() == othersOnly.binaryEncoded())
+            #expect(snapshot.prior(for: device).binaryEncoded() != everyone.binaryEncoded())
+        }
+        // What `predict` reads back from the store is the same prior.
+        let reread = try ModelRepository(store: f.store).refresh(devices: ["a"])
+        #expect(reread.eventsFolded == 0)
+        #expect(reread.prior(for: a).binaryEncoded() == snapshot.prior(for: a).binaryEncoded())
+    }
+
+    @Test func foldingATinyBatchAtATimeChangesNoByte() throws {
+        // Five devices, publishes to every device before and between them, a device that
+        // appears late, and a second ingest folded incrementally.
+        var rows = habits(days: 0..<10, devices: ["a", "b", "c", "d"])
+        for day in 0..<10 {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            for hour in ["09", "15", "21"] { rows.append("\(date)T\(hour):00:00+01:00,,news,publish,,,") }
+        }
+        var states: [[Store.ModelStateRecord]] = []
+        for batchSize in [1, 2, 256] {
+            let f = try RepositoryFixture()
+            try f.ingest(rows.sorted())
+            let repository = ModelRepository(store: f.store)
+            repository.foldBatchSize = batchSize
+            let first = try repository.refresh(devices: ["b"])
+            #expect(first.eventsFolded == rows.count)
+            #expect(first.models.count == 1)
+            try f.ingest(habits(days: 10..<12, devices: ["c", "late"]))
+            let second = try repository.refresh()
+            #expect(second.eventsFolded == 2 * 2 * 4)
+            #expect(second.models.count == 5)
+            states.append(try f.store.modelStates(prefix: ""))
+        }
+        #expect(states[0].count == 5 * 2 + 2)
+        #expect(states[0] == states[1])
+        #expect(states[0] == states[2])
+    }
+
+    @Test func aLoneDeviceGetsTheGenericPrior() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<7, devices: ["a"]))
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        let a = try #require(snapshot.device(named: "a"))
+        #expect(snapshot.prior(for: a).binaryEncoded() == DevicePrior.none.binaryEncoded())
+        #expect(try ModelRepository(store: f.store).refresh(devices: ["a"]).prior(for: a).binaryEncoded() == DevicePrior.none.binaryEncoded())
     }
 
     @Test func forgettingAFileRebuildsTheModel() throws {

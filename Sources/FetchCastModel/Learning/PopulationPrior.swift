@@ -43,57 +43,11 @@ public struct PopulationPrior: Sendable, Codable, Hashable {
     ///   - minimumPairSupport: Pairs seen after fewer trigger launches (present-day weight) are left out.
     /// - Complexity: O(devices × (apps × 168 + pairs)).
     public static func build(from models: [(model: DeviceModel, name: (Int32) -> String)], minimumPairSupport: Double = 5) -> PopulationPrior {
-        var appSessions: [String: [Double]] = [:]
-        var appExposure: [String: [Double]] = [:]
-        var allSessions = Array(repeating: 0.0, count: HourOfWeek.count)
-        var allExposure = Array(repeating: 0.0, count: HourOfWeek.count)
-        var pairS: [String: [String: Double]] = [:]
-        var pairN: [String: [String: Double]] = [:]
+        var sums = PopulationSums(minimumPairSupport: minimumPairSupport)
         for (model, name) in models {
-            guard let now = model.lastEventTime else { continue }
-            let f = model.scale.readFactor(at: now)
-            let exposureHours = model.exposure.map { $0 * f / 3600 }
-            for s in 0..<HourOfWeek.count {
-                allSessions[s] += model.sessionsAll[s] * f
-                allExposure[s] += exposureHours[s]
-            }
-            for (app, state) in model.apps where state.sessionTotal > 0 {
-                let n = name(app)
-                var sessions = appSessions[n] ?? Array(repeating: 0, count: HourOfWeek.count)
-                var exposure = appExposure[n] ?? Array(repeating: 0, count: HourOfWeek.count)
-                for s in 0..<HourOfWeek.count {
-                    sessions[s] += state.sessions[s] * f
-                    exposure[s] += exposureHours[s]
-                }
-                appSessions[n] = sessions
-                appExposure[n] = exposure
-            }
-            model.pairSuccesses.forEach { key, successes in
-                let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
-                pairS[name(x), default: [:]][name(y), default: 0] += successes * f
-            }
-            for (x, trials) in model.triggerTrials {
-                let nx = name(x)
-                for (y, state) in model.apps where y != x && state.sessionTotal > 0 {
-                    pairN[nx, default: [:]][name(y), default: 0] += trials * f
-                }
-            }
+            sums.add(PopulationSums(model: model, name: name, minimumPairSupport: minimumPairSupport))
         }
-        var prior = PopulationPrior(globalRates: (0..<HourOfWeek.count).map { s in
-            allExposure[s] > 0 ? (allSessions[s] + genericGlobal[s]) / (allExposure[s] + 1) : genericGlobal[s]
-        })
-        prior.devices = models.count
-        for (n, sessions) in appSessions {
-            let exposure = appExposure[n]!
-            prior.appRates[n] = (0..<HourOfWeek.count).map { s in exposure[s] > 0 ? sessions[s] / exposure[s] : 0 }
-        }
-        for (x, ys) in pairS {
-            for (y, s) in ys {
-                let n = pairN[x]?[y] ?? 0
-                if n >= minimumPairSupport { prior.pairs[x, default: [:]][y] = s / n }
-            }
-        }
-        return prior
+        return sums.prior()
     }
 }
 
