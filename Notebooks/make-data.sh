@@ -45,6 +45,11 @@ fc evaluate "$sample" --policies interval,hourly,learned --budgets 24 --detail \
     --out "$tmp/evaluate-detail" 2>/dev/null
 cp "$tmp/evaluate-detail/launches.csv.gz" "$tmp/evaluate-detail/fetches.csv.gz" "$tmp/evaluate-detail/run.json" \
     "$out/evaluate-detail/"
+# The learned policy's weighed fetches, only the columns the notebook reads and values of at
+# least 0.025 (it never fetches below that), to keep the file small.
+gzip -dc "$tmp/evaluate-detail/decisions.csv.gz" \
+    | awk -F, 'BEGIN { OFS = "," } NR == 1 || $6 >= 0.025 { print $3, $4, $5, $6, $7, $9, $10 }' \
+    | gz > "$out/evaluate-detail/decisions.csv.gz"
 
 echo "== calibration: fit on each device's first 21 days, score on the rest" >&2
 python3 Notebooks/split-trace.py "$sample" 21 "$tmp/train.csv.gz" "$out/calibration/split.csv"

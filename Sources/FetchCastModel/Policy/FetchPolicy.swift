@@ -74,6 +74,35 @@ public struct PlannedFetch: Sendable, Hashable {
     }
 }
 
+/// A fetch a policy weighed at a wakeup, taken or not: what `evaluate --detail` writes to
+/// `decisions.csv.gz`, so anyone can see why a moment was (not) worth a fetch.
+public struct ConsideredFetch: Sendable, Hashable {
+    /// The app.
+    public var app: Int32
+    /// The policy's value of fetching it now (for `learned`: P(session within τ) × P(new data)
+    /// × the share of the next τ not already fresh).
+    public var value: Double
+    /// P(a session of the app starts within τ).
+    public var launchProbability: Double
+    /// P(the fetch finds new data).
+    public var newDataProbability: Double
+    /// The value a fetch had to reach at this moment (the budget pacer's bar); infinite when
+    /// the day's cap was spent.
+    public var bar: Double
+    /// Whether the policy asked for this fetch (the engine may still refuse it over the cap).
+    public var fetched: Bool
+
+    /// Creates a record.
+    public init(app: Int32, value: Double, launchProbability: Double, newDataProbability: Double, bar: Double, fetched: Bool) {
+        self.app = app
+        self.value = value
+        self.launchProbability = launchProbability
+        self.newDataProbability = newDataProbability
+        self.bar = bar
+        self.fetched = fetched
+    }
+}
+
 /// A causal fetch policy for one device: it acts only on what it has observed.
 ///
 /// A replay (or a live scheduler) drives it: it delivers every input event in time order with
@@ -88,10 +117,19 @@ public protocol FetchPolicy {
     /// Acts at `time` (the current ``nextWakeup``): appends the fetches to make now.
     /// After this call ``nextWakeup`` must be later than `time` or `nil`.
     mutating func wake(at time: Double, into fetches: inout [PlannedFetch])
+    /// ``wake(at:into:)`` that also reports every fetch it weighed (taken or not). The default
+    /// reports nothing.
+    mutating func wake(at time: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch])
     /// Observes one input event.
     mutating func observe(_ event: DeviceEvent)
     /// Learns the result of one of its own fetches, made at `time`.
     mutating func didFetch(app: Int32, at time: Double, result: FetchResult)
+}
+
+extension FetchPolicy {
+    public mutating func wake(at time: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
+        wake(at: time, into: &fetches)
+    }
 }
 
 /// What a policy is told about the device before the replay starts.

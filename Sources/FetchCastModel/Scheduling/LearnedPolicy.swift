@@ -125,6 +125,15 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
+        var none: [ConsideredFetch] = []
+        decide(at: t, into: &fetches, considered: &none, reporting: false)
+    }
+
+    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
+        decide(at: t, into: &fetches, considered: &considered, reporting: true)
+    }
+
+    private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -144,7 +153,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let remaining = configuration.dailyCap - fetchesToday
         if let nb = configuration.notBefore, t < nb { return }
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
-        var candidates: [(app: Int32, value: Double, reason: FetchReason)] = []
+        var candidates: [(app: Int32, value: Double, session: Double, newData: Double, reason: FetchReason)] = []
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             let v = value(of: app, at: t)
@@ -154,20 +163,25 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 pacer.record(value: v.value, hour: hour, app: app, time: t, window: configuration.minimumInterval)
             }
             let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
-            candidates.append((app, v.value, reason))
+            candidates.append((app, v.value, v.session, v.newData, reason))
         }
-        guard remaining > 0 else { return }
         candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
-        let bar = pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue)
-        var made = 0
+        let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
+        var taken = 0
         var lead: Int32?
-        for c in candidates where fetchesToday < configuration.dailyCap {
+        for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
             guard c.value >= bar || joins else { break }
             fetches.append(PlannedFetch(app: c.app, reason: lead.map { joins && c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
             lastFetch[c.app] = t
             fetchesToday += 1
+            taken += 1
             if lead == nil { lead = c.app }
+        }
+        guard reporting else { return }
+        for (i, c) in candidates.enumerated() {
+            considered.append(ConsideredFetch(
+                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar, fetched: i < taken))
         }
     }
 }

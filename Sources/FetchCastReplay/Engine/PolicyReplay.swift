@@ -48,6 +48,7 @@ struct PolicyReplay {
     private var fetchID = 0
     private var floor = -Double.infinity
     private var planned: [PlannedFetch] = []
+    private var considered: [ConsideredFetch] = []
     private var pending: FetchRecord?
     /// Set when the policy broke its contract; it is then no longer woken.
     private(set) var violation: String?
@@ -80,7 +81,15 @@ struct PolicyReplay {
             }
             floor = w
             planned.removeAll(keepingCapacity: true)
-            policy.wake(at: w, into: &planned)
+            if let recorder {
+                considered.removeAll(keepingCapacity: true)
+                policy.wake(at: w, into: &planned, considered: &considered)
+                for c in considered {
+                    recorder.record(DecisionRecord(device: device, time: w, utcOffsetSeconds: offset, decision: c))
+                }
+            } else {
+                policy.wake(at: w, into: &planned)
+            }
             for f in planned { fetch(f, at: w, content: content) }
         }
     }

@@ -31,10 +31,19 @@ package struct FetchRecord: Sendable, Hashable {
     package var reason: FetchReason
 }
 
+/// One fetch a policy weighed at a wakeup, for `decisions.csv.gz`.
+package struct DecisionRecord: Sendable, Hashable {
+    package var device: Int
+    package var time: Double
+    package var utcOffsetSeconds: Int32
+    package var decision: ConsideredFetch
+}
+
 /// Receives a replay's records as they are produced (in time order per device).
 package protocol ReplayRecorder: AnyObject {
     func record(_ launch: LaunchRecord)
     func record(_ fetch: FetchRecord)
+    func record(_ decision: DecisionRecord)
     /// Called once when the device's replay is over.
     func finish()
 }
@@ -43,8 +52,10 @@ package protocol ReplayRecorder: AnyObject {
 package final class MemoryRecorder: ReplayRecorder {
     package private(set) var launches: [LaunchRecord] = []
     package private(set) var fetches: [FetchRecord] = []
+    package private(set) var decisions: [DecisionRecord] = []
     package init() {}
     package func record(_ launch: LaunchRecord) { launches.append(launch) }
     package func record(_ fetch: FetchRecord) { fetches.append(fetch) }
+    package func record(_ decision: DecisionRecord) { decisions.append(decision) }
     package func finish() {}
 }

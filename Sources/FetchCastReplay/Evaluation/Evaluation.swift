@@ -26,6 +26,7 @@ public struct Evaluation: Sendable {
     /// per summary row.
     package var launchRecords: [[LaunchRecord]] = []
     package var fetchRecords: [[FetchRecord]] = []
+    package var decisionRecords: [[DecisionRecord]] = []
     /// App names by canonical id, and device names by index, for the records.
     package var appNames: [String] = []
     package var deviceNames: [String] = []

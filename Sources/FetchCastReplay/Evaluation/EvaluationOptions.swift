@@ -19,7 +19,8 @@ public struct EvaluationOptions: Sendable {
     public var from: Double?
     /// Replay only events strictly before this instant (Unix seconds).
     public var to: Double?
-    /// Record one row per scored launch and per fetch (`launches.csv.gz`, `fetches.csv.gz`).
+    /// Record one row per scored launch, per fetch and per fetch the learned policy weighed
+    /// (`launches.csv.gz`, `fetches.csv.gz`, `decisions.csv.gz`).
     public var detail: Bool
     /// Worker threads for pass 2 (results do not depend on it).
     public var threads: Int

@@ -72,6 +72,7 @@ public enum Evaluator {
         if collectDetail {
             evaluation.launchRecords = recorders.map { $0.flatMap(\.launches) }
             evaluation.fetchRecords = recorders.map { $0.flatMap(\.fetches) }
+            evaluation.decisionRecords = recorders.map { $0.flatMap(\.decisions) }
         }
         return evaluation
     }

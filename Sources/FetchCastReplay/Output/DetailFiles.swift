@@ -8,10 +8,12 @@ import FetchCastTrace
 
 /// `--detail`: every scored launch and every fetch, written per (policy run, device) to scratch
 /// files while devices replay in parallel, then gathered in (policy, budget, device) order into
-/// `launches.csv.gz` and `fetches.csv.gz`, so memory does not grow with the trace.
+/// `launches.csv.gz`, `fetches.csv.gz` and `decisions.csv.gz`, so memory does not grow with the
+/// trace.
 final class DetailFiles: @unchecked Sendable {
     static let launchHeader = "policy,budget,device,app,time,staleness_s,needy,fresh,covered_by_fetch,content_fresh\n"
     static let fetchHeader = "policy,budget,device,fetch_id,app,time,result,wakeup,joules,reason\n"
+    static let decisionHeader = "policy,budget,device,app,time,value,launch_probability,new_data_probability,bar,fetched\n"
 
     private let directory: String
     private let plans: [ReplayPlan]
@@ -40,15 +42,19 @@ final class DetailFiles: @unchecked Sendable {
     /// A recorder for one (policy run, device); called from the device's worker thread.
     func recorder(plan: Int, device: Int) -> ReplayRecorder? {
         guard let launches = try? FileSink(path: path("l", plan: plan, device: device)),
-              let fetches = try? FileSink(path: path("f", plan: plan, device: device)) else { return nil }
+              let fetches = try? FileSink(path: path("f", plan: plan, device: device)),
+              let decisions = try? FileSink(path: path("d", plan: plan, device: device)) else { return nil }
         let p = plans[plan]
         let prefix = CSVField.escape(p.policy) + "," + MetricsTable.budget(p.budget) + "," + CSVField.escape(deviceNames[device]) + ","
-        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches)
+        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches, decisions: decisions)
     }
 
-    /// Gathers the scratch files into the two gzip outputs and removes them.
+    /// Gathers the scratch files into the three gzip outputs and removes them.
     func assemble(into output: String) throws(EvaluationError) {
-        for (kind, name, header) in [("l", "launches.csv.gz", Self.launchHeader), ("f", "fetches.csv.gz", Self.fetchHeader)] {
+        for (kind, name, header) in [
+            ("l", "launches.csv.gz", Self.launchHeader), ("f", "fetches.csv.gz", Self.fetchHeader),
+            ("d", "decisions.csv.gz", Self.decisionHeader),
+        ] {
             let target = "\(output)/\(name)"
             let gz: GzipSink
             do { gz = try GzipSink(path: target, level: 6) } catch {
@@ -87,18 +93,20 @@ final class DetailFiles: @unchecked Sendable {
     }
 }
 
-/// Formats records as CSV rows into two scratch files.
+/// Formats records as CSV rows into three scratch files.
 final class CSVRecorder: ReplayRecorder {
     private let prefix: String
     private let appNames: [String]
     private let launches: FileSink
     private let fetches: FileSink
+    private let decisions: FileSink
 
-    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink) {
+    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink, decisions: FileSink) {
         self.prefix = prefix
         self.appNames = appNames
         self.launches = launches
         self.fetches = fetches
+        self.decisions = decisions
     }
 
     func record(_ l: LaunchRecord) {
@@ -119,8 +127,20 @@ final class CSVRecorder: ReplayRecorder {
         ]))
     }
 
+    func record(_ d: DecisionRecord) {
+        let c = d.decision
+        decisions.write(prefix + CSVField.line([
+            appNames[Int(c.app)],
+            Timestamp.format(micros: Int64((d.time * 1_000_000).rounded()), utcOffsetSeconds: d.utcOffsetSeconds),
+            CSVField.fixed(c.value, decimals: 6), CSVField.fixed(c.launchProbability, decimals: 6),
+            CSVField.fixed(c.newDataProbability, decimals: 6), c.bar.isFinite ? CSVField.fixed(c.bar, decimals: 6) : "",
+            c.fetched ? "1" : "0",
+        ]))
+    }
+
     func finish() {
         launches.flush()
         fetches.flush()
+        decisions.flush()
     }
 }

@@ -15,7 +15,8 @@ extension FetchCast {
                 Exact semantics (v1) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
                 (or, with no TRACE, every event of the store), replays every device on every core, \
                 and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
-                DIR/launches.csv.gz and DIR/fetches.csv.gz). A summary table goes to stderr. Two \
+                DIR/launches.csv.gz, DIR/fetches.csv.gz and DIR/decisions.csv.gz). A summary table goes \
+                to stderr. Two \
                 passes over the input; memory grows with devices × apps, not with trace length.
                 """)
 
@@ -55,7 +56,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Use only these devices of --prior-from (one id per line), e.g. the training half of a split by user.", valueName: "file"))
         var priorDevices: String?
 
-        @Flag(help: "Also write one row per scored launch and per fetch (launches.csv.gz, fetches.csv.gz); slower.")
+        @Flag(help: "Also write one row per scored launch, per fetch and per fetch the learned policy weighed (launches.csv.gz, fetches.csv.gz, decisions.csv.gz); slower.")
         var detail = false
 
         @Option(help: ArgumentHelp("Output directory (created if missing; outputs there are replaced).", valueName: "dir"))
@@ -163,7 +164,7 @@ extension FetchCast {
                         CSVField.fixed(m.perDeviceDay(m.joules), decimals: 1), CSVField.fixed(m.meanStalenessMinutes, decimals: 1)]
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
-            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz" : ""), to: &err)
+            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz" : ""), to: &err)
         }
 
         static func budget(_ b: Double) -> String {

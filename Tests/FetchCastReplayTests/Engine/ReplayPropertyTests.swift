@@ -47,4 +47,29 @@ struct ReplayPropertyTests {
         #expect(one.summary == many.summary)
         #expect(one.devices == many.devices)
     }
+
+    @Test(arguments: [7, 8] as [UInt64])
+    func theLearnedPolicyReportsEveryFetchItWeighed(seed: UInt64) throws {
+        let t = randomTrace(seed: seed)
+        let e = try evaluate(t, policies: Self.policies, budgets: [4, 24])
+        for (i, row) in e.summary.enumerated() {
+            let decisions = e.decisionRecords[i]
+            guard row.policy == "learned" else {
+                #expect(decisions.isEmpty, "\(row.policy) reports no decisions")
+                continue
+            }
+            #expect(!decisions.isEmpty)
+            #expect(decisions.allSatisfy { (0...1).contains($0.decision.value) && (0...1).contains($0.decision.launchProbability) })
+            // Every fetch made is a weighed fetch the policy took, at the same instant.
+            let taken = Set(decisions.filter(\.decision.fetched).map { "\($0.device)/\($0.decision.app)/\($0.time)" })
+            let made = e.fetchRecords[i].map { "\($0.device)/\($0.app)/\($0.time)" }
+            #expect(made.allSatisfy(taken.contains), "\(row.budget)")
+            #expect(made.count + row.metrics.refusedFetches == taken.count)
+            // A fetch taken below the bar joined another app's wakeup at the same instant.
+            for d in decisions where d.decision.fetched && d.decision.value < d.decision.bar {
+                #expect(decisions.contains { $0.device == d.device && $0.time == d.time && $0.decision.fetched && $0.decision.value >= $0.decision.bar })
+            }
+        }
+    }
 }
+

@@ -23,11 +23,11 @@ struct OutputFilesTests {
             let dir = directory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let options = EvaluationOptions(
-                policies: ["none", "interval", "oracle", "hourly"], budgets: [4, 24], detail: true, threads: threads)
+                policies: ["none", "interval", "oracle", "hourly", "learned"], budgets: [4, 24], detail: true, threads: threads)
             _ = try Evaluator.run(.events(t.events), options: options, outputDirectory: dir, toolVersion: "test")
             files.append(try contents(dir))
         }
-        #expect(Set(files[0].keys) == ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz"])
+        #expect(Set(files[0].keys) == ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz"])
         #expect(files[0] == files[1])
     }
 
