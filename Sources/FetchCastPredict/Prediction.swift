@@ -35,8 +35,11 @@ public struct PredictionRequest: Sendable, Hashable {
     public var device: String?
     /// Only this app (by name); otherwise the device's top apps by sessions.
     public var app: String?
-    /// Not before this instant (Unix seconds); default: each device's last event.
+    /// Plan from this instant (Unix seconds); default: each device's last event.
     public var at: Double?
+    /// No fetch before this instant (Unix seconds), like `earliestBeginDate`; the plan then covers
+    /// the 24 hours from it.
+    public var notBefore: Double?
     /// How many fetches per device.
     public var count: Int = 10
     /// Fetches per device per day.
@@ -45,10 +48,14 @@ public struct PredictionRequest: Sendable, Hashable {
     public var topApps: Int = 5
 
     /// Creates a request.
-    public init(device: String? = nil, app: String? = nil, at: Double? = nil, count: Int = 10, budget: Double = 24, topApps: Int = 5) {
+    public init(
+        device: String? = nil, app: String? = nil, at: Double? = nil, notBefore: Double? = nil, count: Int = 10,
+        budget: Double = 24, topApps: Int = 5
+    ) {
         self.device = device
         self.app = app
         self.at = at
+        self.notBefore = notBefore
         self.count = count
         self.budget = budget
         self.topApps = topApps
@@ -86,9 +93,12 @@ public enum Predictor {
             let apps = appFilter.map { [$0] } ?? model.appsBySessions(limit: request.topApps)
             let start = request.at ?? last
             var configuration = SchedulerConfiguration(budget: request.budget)
-            configuration.notBefore = start
+            let notBefore = max(start, request.notBefore ?? start)
+            configuration.notBefore = notBefore
             let prior = snapshot.prior(for: device)
-            let plan = FetchPlanner.plan(model: model, apps: apps, from: start, configuration: configuration, prior: prior)
+            let plan = FetchPlanner.plan(
+                model: model, apps: apps, from: start, horizon: notBefore - start + 86_400, configuration: configuration,
+                prior: prior)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
             var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {

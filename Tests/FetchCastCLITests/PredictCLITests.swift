@@ -58,11 +58,12 @@ struct PredictCLITests {
         #expect(r.err.contains("no device 'tablet'"))
     }
 
-    @Test func predictRejectsABadTimeAsUsage() throws {
+    @Test(arguments: ["--at", "--not-before"])
+    func predictRejectsABadTimeAsUsage(flag: String) throws {
         let w = try Workspace()
-        let r = try w.run(["predict", "--at", "yesterday"])
+        let r = try w.run(["predict", flag, "yesterday"])
         #expect(r.status == 64)
-        #expect(r.err.contains("--at"))
+        #expect(r.err.contains(flag))
     }
 
     @Test func modelShowsAGridAndExportWritesCSV() throws {

@@ -64,6 +64,24 @@ struct ModelRepositoryTests {
         #expect(hours.contains { $0 == 7 || $0 == 8 } || hours.contains { $0 == 11 || $0 == 12 }, "\(hours)")
     }
 
+    @Test func notBeforeDelaysThePlanLikeEarliestBeginDate() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<14))
+        let snapshot = try ModelRepository(store: f.store).refresh()
+        let at = Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!
+        // Two and a half days later, mid-morning: nothing before it, a day's plan after it.
+        let notBefore = at + 2.5 * 86_400 + 10 * 3600
+        let predictions = try Predictor.predict(
+            PredictionRequest(device: "a", at: at, notBefore: notBefore, count: 50, budget: 6), snapshot: snapshot)
+        #expect(!predictions.isEmpty)
+        #expect(predictions.allSatisfy { $0.fetchAtUnix >= notBefore && $0.fetchAtUnix < notBefore + 86_400 })
+        // A not-before earlier than --at changes nothing.
+        let early = try Predictor.predict(
+            PredictionRequest(device: "a", at: at, notBefore: at - 3600, count: 50, budget: 6), snapshot: snapshot)
+        let plain = try Predictor.predict(PredictionRequest(device: "a", at: at, count: 50, budget: 6), snapshot: snapshot)
+        #expect(early.map(\.fetchAtUnix) == plain.map(\.fetchAtUnix))
+    }
+
     @Test func foldsOnlyNewEventsAndMatchesAFoldFromScratch() throws {
         let incremental = try RepositoryFixture()
         try incremental.ingest(habits(days: 0..<7))

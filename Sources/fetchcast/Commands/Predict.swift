@@ -10,7 +10,7 @@ extension FetchCast {
             discussion: """
                 Folds events ingested since the last call into the learned model (kept in the \
                 store), then plans each device's next fetches over the following 24 hours: \
-                at most --budget a local day, at least 15 min apart per app, not before --at, \
+                at most --budget a local day, at least 15 min apart per app, not before --at or --not-before, \
                 skipping hours when new content is unlikely, and coalescing nearby fetches. \
                 launch_probability is the chance that a session of the app (a launch after more \
                 than 30 min without one) starts within 30 min after fetch_at.
@@ -27,6 +27,9 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Plan from this time: ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
         var at: String?
 
+        @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
+        var notBefore: String?
+
         @Option(help: "Fetches to list per device.")
         var count: Int = 10
 
@@ -39,6 +42,9 @@ extension FetchCast {
         func validate() throws {
             if let at, Timestamp.parseArgument(at) == nil {
                 throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
+            }
+            if let notBefore, Timestamp.parseArgument(notBefore) == nil {
+                throw ValidationError("--not-before '\(notBefore)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
             guard count >= 1 else { throw ValidationError("--count must be at least 1.") }
             guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
@@ -54,7 +60,9 @@ extension FetchCast {
                     print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
                 }
                 predictions = try Predictor.predict(
-                    PredictionRequest(device: device, app: app, at: at.flatMap(Timestamp.parseArgument), count: count, budget: budget),
+                    PredictionRequest(
+                        device: device, app: app, at: at.flatMap(Timestamp.parseArgument),
+                        notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget),
                     snapshot: snapshot)
             } catch {
                 throw FetchCast.fail("\(error)")
