@@ -35,6 +35,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// When each app's cache goes stale (last refresh + τ): a natural moment to look again.
     var expiries: [Int32: Double] = [:]
     var averageRates: [Int32: (at: Double, rate: Double)] = [:]
+    /// How this device's outcomes compared with the values so far, per app.
+    var calibration: ValueCalibration
 
     /// Creates a policy.
     /// - Parameters:
@@ -48,6 +50,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         self.configuration = configuration
         self.prior = prior
         pacer = BudgetPacer(memory: configuration.pacingMemory)
+        calibration = ValueCalibration(tau: model.configuration.tau)
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
@@ -68,6 +71,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     public mutating func observe(_ event: DeviceEvent) {
+        if event.kind == .launch, apps.contains(event.app) {
+            let previous = model.lastLaunch(of: event.app) ?? -.infinity
+            calibration.launched(event.app, at: event.time, sessionStart: event.time - previous > model.configuration.tau)
+        }
         model.observe(event)
         guard event.kind == .launch else { return }
         let t = event.time
@@ -148,6 +155,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             pacer.startDay(today)
         }
         for (app, e) in expiries where e <= t { expiries[app] = nil }
+        calibration.expire(before: t)
         let dueRetries = retries.filter { $0.value.at <= t }.map(\.key)
         for app in dueRetries { retries[app]!.at = .infinity }
         let remaining = configuration.dailyCap - fetchesToday
@@ -156,7 +164,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         var candidates: [(app: Int32, value: Double, session: Double, newData: Double, reason: FetchReason)] = []
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
-            let v = value(of: app, at: t)
+            var v = value(of: app, at: t)
+            calibration.weighed(app, value: v.value, at: t)
+            v.value = min(1, v.value * calibration.factor(app))
             if v.value > 0 {
                 // One fetch of the app per minimum interval at most: looks within it are one
                 // opportunity, so a burst of launches does not inflate the pacer's counts.
