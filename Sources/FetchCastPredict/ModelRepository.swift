@@ -117,6 +117,27 @@ public final class ModelRepository {
                         deviceIDs: names.deviceIDs)
     }
 
+    /// Brings the model up to date, then calls `body` with snapshots of `device` alone, or of
+    /// every device in name order, `batchSize` devices at a time: what `predict` and `export` do
+    /// for a whole store without holding every device's state at once.
+    ///
+    /// A snapshot names every device and app; only its batch's models are loaded. Events
+    /// ingested while the batches run are folded in by the next batch's refresh.
+    /// - Complexity: memory O(`batchSize` × state of a device), besides the fold's own bound.
+    public func forEachBatch(device: String?, batchSize: Int = 256, _ body: (Snapshot) throws -> Void) throws {
+        if let device {
+            try body(try refresh(devices: [device]))
+            return
+        }
+        let names = try refresh(devices: []).deviceNames.values.sorted()
+        var start = 0
+        repeat {
+            let batch = names[start..<min(names.count, start + max(1, batchSize))]
+            try body(try refresh(devices: Set(batch)))
+            start += max(1, batchSize)
+        } while start < names.count
+    }
+
     private func isUpToDate() throws -> Bool {
         let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
         return watermark == (try store.lastEventID())

@@ -64,6 +64,31 @@ struct ModelRepositoryTests {
         #expect(hours.contains { $0 == 7 || $0 == 8 } || hours.contains { $0 == 11 || $0 == 12 }, "\(hours)")
     }
 
+    @Test func batchesOfDevicesGiveTheSamePredictionsAndExportsAsOneSnapshot() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<10, devices: ["c", "a", "d", "b", "e"]))
+        let repository = ModelRepository(store: f.store)
+        let at = Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!
+        let request = PredictionRequest(at: at, count: 5, budget: 6)
+        // Before any fold: the batches fold first, then read.
+        var seen: [[String]] = []
+        var batched: [Prediction] = []
+        try repository.forEachBatch(device: nil, batchSize: 2) { snapshot in
+            seen.append(snapshot.models.keys.compactMap { snapshot.deviceNames[$0] }.sorted())
+            batched += try Predictor.predict(request, snapshot: snapshot)
+        }
+        #expect(seen == [["a", "b"], ["c", "d"], ["e"]])
+        let whole = try Predictor.predict(request, snapshot: repository.refresh())
+        #expect(batched == whole)
+        #expect(Set(batched.map(\.device)) == ["a", "b", "c", "d", "e"])
+        // One named device: one snapshot with it alone.
+        var single: [[String]] = []
+        try repository.forEachBatch(device: "d", batchSize: 2) { snapshot in
+            single.append(snapshot.models.keys.compactMap { snapshot.deviceNames[$0] })
+        }
+        #expect(single == [["d"]])
+    }
+
     @Test func notBeforeDelaysThePlanLikeEarliestBeginDate() throws {
         let f = try RepositoryFixture()
         try f.ingest(habits(days: 0..<14))

@@ -30,12 +30,19 @@ public enum Exporter {
         case .events:
             try writeEvents(request, store: store, writer: &writer, to: &out)
         case .model, .cousage, .predictions:
-            let snapshot = try ModelRepository(store: store).refresh()
-            try check(request, against: snapshot)
-            switch request.kind {
-            case .model: writeModel(request, snapshot: snapshot, writer: &writer, to: &out)
-            case .cousage: writeCoUsage(request, snapshot: snapshot, writer: &writer, to: &out)
-            default: try writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
+            // A batch of devices at a time, in name order: the output is the same as from one
+            // snapshot of every device, without holding every device's state.
+            var checked = false
+            try ModelRepository(store: store).forEachBatch(device: request.device) { snapshot in
+                if !checked {
+                    try check(request, against: snapshot)
+                    checked = true
+                }
+                switch request.kind {
+                case .model: writeModel(request, snapshot: snapshot, writer: &writer, to: &out)
+                case .cousage: writeCoUsage(request, snapshot: snapshot, writer: &writer, to: &out)
+                default: try writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
+                }
             }
         }
         writer.finish(to: &out)

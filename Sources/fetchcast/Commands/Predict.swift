@@ -52,18 +52,21 @@ extension FetchCast {
 
         func run() throws {
             let s = try store.open(create: false)
-            let predictions: [Prediction]
+            var predictions: [Prediction] = []
             do {
-                let snapshot = try ModelRepository(store: s).refresh(devices: device.map { [$0] })
-                if snapshot.deviceNames.isEmpty {
-                    var err = FileSink.standardError()
-                    print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
+                let request = PredictionRequest(
+                    device: device, app: app, at: at.flatMap(Timestamp.parseArgument),
+                    notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
+                // Every device: a batch of devices' state at a time (in name order), not all at once.
+                var noted = false
+                try ModelRepository(store: s).forEachBatch(device: device) { snapshot in
+                    if snapshot.deviceNames.isEmpty && !noted {
+                        var err = FileSink.standardError()
+                        print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
+                        noted = true
+                    }
+                    predictions += try Predictor.predict(request, snapshot: snapshot)
                 }
-                predictions = try Predictor.predict(
-                    PredictionRequest(
-                        device: device, app: app, at: at.flatMap(Timestamp.parseArgument),
-                        notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget),
-                    snapshot: snapshot)
             } catch {
                 throw FetchCast.fail("\(error)")
             }
