@@ -74,5 +74,21 @@ struct FetchPlannerTests {
             #expect(!(1...5).contains(hour), "fetch at \(hour):00 in the quiet night")
         }
     }
+
+    @Test func planningFromInsideTheHistoryIgnoresLaterRefreshes() {
+        // App 1 opened every day at 09:00 for three weeks; a plan from the start of week two
+        // (before the model's last event) still fetches it before 09:00 that day instead of
+        // treating the last launch, weeks later, as a fresh cache.
+        var model = DeviceModel()
+        let start = 1_700_006_400.0
+        for day in 0..<21 {
+            model.observe(DeviceEvent(time: start + Double(day) * 86_400 + 9 * 3600 + 120, app: 1, kind: .launch))
+        }
+        let from = start + 7 * 86_400
+        let plan = FetchPlanner.plan(model: model, apps: [1], from: from, configuration: SchedulerConfiguration(budget: 1), prior: .none)
+        #expect(plan.count == 1)
+        let hour = (plan.first.map { $0.time - from } ?? -1) / 3600
+        #expect(hour > 8 && hour <= 9.05, "planned at \(hour) h")
+    }
 }
 
