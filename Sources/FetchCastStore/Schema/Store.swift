@@ -53,8 +53,13 @@ public final class Store {
     /// schema version. Reads only.
     private static func refuseForeignDatabase(_ c: Connection, path: String) throws(StoreError) {
         do throws(StoreError) {
-            let version = try c.scalarInt("PRAGMA user_version")
-            if version == 0, try c.scalarInt("SELECT count(*) FROM sqlite_master") > 0 {
+            // One statement, so both numbers come from one snapshot: read apart, a store that
+            // another process is creating at this moment could show its tables but not yet
+            // its schema version, and be refused as foreign.
+            let check = try c.prepare(
+                "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)")
+            guard try check.step() else { return }
+            if check.int(0) == 0, check.int(1) > 0 {
                 throw StoreError(path: path, message: "the database has tables but is not a FetchCast store; pass another --db")
             }
         } catch {
