@@ -174,6 +174,14 @@ public struct PopulationSums: Sendable {
         return prior
     }
 
+    /// ``devicePrior(excluding:apps:)`` for a device whose app symbols index `names` (only the
+    /// names the population knows are translated).
+    public func devicePrior(excluding own: PopulationSums, names: [String]) -> DevicePrior {
+        var deviceApps: [Int32: String] = [:]
+        for (i, name) in names.enumerated() where apps[name] != nil { deviceApps[Int32(i)] = name }
+        return devicePrior(excluding: own, apps: deviceApps)
+    }
+
     private static func difference(_ a: Rates, _ b: Rates) -> Rates {
         var d = a
         merge(&d, b, sign: -1)

@@ -143,13 +143,17 @@ public struct DeviceContext: Sendable, Hashable {
     /// The names of app symbols (index = symbol), so a policy can look apps up in a
     /// population prior learned elsewhere; empty when the caller has none.
     public var appNames: [String]
+    /// The device's id in the trace (so a population prior can leave the device out); empty
+    /// when the caller has none.
+    public var device: String
 
     /// Creates a context.
-    public init(apps: [Int32], budget: Double, tau: Double, appNames: [String] = []) {
+    public init(apps: [Int32], budget: Double, tau: Double, appNames: [String] = [], device: String = "") {
         self.apps = apps
         self.budget = budget
         self.tau = tau
         self.appNames = appNames
+        self.device = device
     }
 
     /// The daily cap ⌊budget⌋.

@@ -33,7 +33,8 @@ enum DeviceRunner {
 
         var replays: [PolicyReplay] = []
         for (i, plan) in plans.enumerated() {
-            let context = DeviceContext(apps: device.apps, budget: plan.budget, tau: options.tau, appNames: scan.appNames)
+            let context = DeviceContext(
+                apps: device.apps, budget: plan.budget, tau: options.tau, appNames: scan.appNames, device: device.name)
             let policy: any FetchPolicy
             let enforceCap: Bool
             switch plan.entry.maker {

@@ -1,9 +1,31 @@
 import FetchCastModel
 import FetchCastTrace
 
-/// Learns a ``PopulationPrior`` from the traces of *other* users (`evaluate --prior-from`), so
-/// that the `learned` policy replayed on held-out users starts from what the population does,
-/// as `predict` does from the store's other devices. Never give it the users you report on.
+/// A population learned from traces (`evaluate --prior-from`): the pooled sums and each
+/// device's share of them, so that a replayed device that is also in the population gets a
+/// prior from the *other* devices only (leave-one-out), never one that already knows it.
+public struct PopulationSample: Sendable {
+    /// Every pooled device's sums added up.
+    public let sums: PopulationSums
+    /// Each pooled device's own share, by device id.
+    public let contributions: [String: PopulationSums]
+    /// The prior of the whole population (for devices not in it).
+    public let prior: PopulationPrior
+
+    /// The prior for a replayed device: the population without `device` when it is part of it.
+    /// - Complexity: O(the device's apps × 168 + apps²) when left out; O(apps) otherwise.
+    public func prior(for device: String, appNames: [String]) -> DevicePrior {
+        if let own = contributions[device] { return sums.devicePrior(excluding: own, names: appNames) }
+        return DevicePrior(prior, names: appNames)
+    }
+
+    /// How many of `devices` are in the population (replayed with a leave-one-out prior).
+    public func overlap(with devices: Set<String>) -> Int { devices.filter { contributions[$0] != nil }.count }
+}
+
+/// Learns a population prior from traces (`evaluate --prior-from`), so that the `learned`
+/// policy replayed on held-out users starts from what the population does, as `predict` does
+/// from the store's other devices.
 public enum PriorBuilder {
     /// Reads traces, folds each device's events into a ``DeviceModel``, and pools them.
     ///
@@ -12,10 +34,10 @@ public enum PriorBuilder {
     ///   - devices: Only these devices (all when `nil`).
     ///   - tau: The freshness window the models learn sessions with.
     ///   - options: How values are read.
-    /// - Returns: The prior and how many devices it pooled.
+    /// - Returns: The pooled sums, each device's share and the whole population's prior.
     /// - Throws: ``TraceError`` for bad input.
     /// - Complexity: O(events) time, O(devices × apps) memory.
-    public static func build(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationPrior {
+    public static func population(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationSample {
         let symbols = SymbolTable()
         var models: [Int32: DeviceModel] = [:]
         var everyone = DeviceModel(configuration: ModelConfiguration(tau: tau))
@@ -42,8 +64,20 @@ public enum PriorBuilder {
             }
         }
         let names = symbols.allNames
-        return PopulationPrior.build(from: models.keys.sorted { names[Int($0)] < names[Int($1)] }.map { id in
-            (model: models[id]!, name: { names[Int($0)] })
-        })
+        var sums = PopulationSums()
+        var contributions: [String: PopulationSums] = [:]
+        // Sums are exact (PopulationSums quantises), so the order devices are added in does not
+        // matter; sorted anyway, for readers.
+        for id in models.keys.sorted(by: { names[Int($0)] < names[Int($1)] }) {
+            let own = PopulationSums(model: models[id]!, name: { names[Int($0)] })
+            sums.add(own)
+            contributions[names[Int(id)]] = own
+        }
+        return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior())
+    }
+
+    /// The whole population's prior (``population(traces:devices:tau:options:)``'s `prior`).
+    public static func build(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationPrior {
+        try population(traces: traces, devices: devices, tau: tau, options: options).prior
     }
 }

@@ -17,4 +17,10 @@ enum LearnedPolicyHook {
     static func factory(prior: PopulationPrior) -> PolicyFactory {
         { context in LearnedPolicy(context: context, prior: DevicePrior(prior, names: context.appNames)) }
     }
+
+    /// Builds the policy for one device, shrunk toward a population learned from traces; a
+    /// device that is part of that population gets a prior from the others only.
+    static func factory(population: PopulationSample) -> PolicyFactory {
+        { context in LearnedPolicy(context: context, prior: population.prior(for: context.device, appNames: context.appNames)) }
+    }
 }

@@ -50,6 +50,14 @@ public struct PolicyRegistry: Sendable {
         return r
     }
 
+    /// The standard policies with `learned` shrunk toward a population learned from traces,
+    /// leaving each replayed device out of its own prior.
+    public static func standard(population: PopulationSample) -> PolicyRegistry {
+        var r = standard
+        r.register("learned", factory: LearnedPolicyHook.factory(population: population))
+        return r
+    }
+
     /// Adds or replaces a causal policy.
     /// - Parameters:
     ///   - name: The name `--policies` uses.

@@ -50,7 +50,7 @@ extension FetchCast {
         var to: String?
 
         @Option(name: .customLong("prior-from"), parsing: .upToNextOption, help: ArgumentHelp(
-            "Traces of OTHER users the learned policy's population prior is learned from (default: none, a generic prior).", valueName: "trace"))
+            "Traces the learned policy's population prior is learned from; a replayed device among them is left out of its own prior (default: none, a generic prior).", valueName: "trace"))
         var priorFrom: [String] = []
 
         @Option(help: ArgumentHelp("Use only these devices of --prior-from (one id per line), e.g. the training half of a split by user.", valueName: "file"))
@@ -134,13 +134,14 @@ extension FetchCast {
                 var registry = PolicyRegistry.standard
                 if !priorFrom.isEmpty {
                     let only = try priorDevices.map(EvaluationOptions.loadDeviceList)
-                    if let only, let replayed = options.devices, !only.isDisjoint(with: replayed) {
-                        print("warning: --prior-devices and --devices share \(only.intersection(replayed).count) devices: the prior then knows the users it is scored on", to: &err)
+                    let population = try PriorBuilder.population(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
+                    registry = .standard(population: population)
+                    if let replayed = options.devices, population.overlap(with: replayed) > 0 {
+                        print("note: \(population.overlap(with: replayed)) replayed devices are also in the prior's population; each is replayed with a prior from the others only (leave-one-out)", to: &err)
                     }
-                    let prior = try PriorBuilder.build(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
-                    registry = .standard(prior: prior)
                     let hashes = try priorFrom.map { try RawInput.sha256(ofFile: $0) }
-                    options.prior = EvaluationOptions.PriorSource(traces: priorFrom, sha256: hashes, devices: only, pooledDevices: prior.devices)
+                    options.prior = EvaluationOptions.PriorSource(
+                        traces: priorFrom, sha256: hashes, devices: only, pooledDevices: population.prior.devices)
                 }
                 evaluation = try Evaluator.run(
                     input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
