@@ -41,6 +41,7 @@ public enum FetchPlanner {
         var candidates: [Candidate] = []
         candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
         var rates: [Int32: [Double]] = [:]
+        var refreshes: [Int32: Double] = [:]
         for app in apps {
             // Everything per app is looked up once, not per 5-minute candidate.
             let appRates = model.sessionRates(app: app, now: start, prior: prior)
@@ -48,6 +49,7 @@ public enum FetchPlanner {
             // A refresh after `start` (planning from a time inside the history the model has
             // already seen) says nothing about the cache at `start`: planned as unknown.
             let refreshed = model.lastRefresh(of: app).flatMap { $0 <= start ? $0 : nil }
+            refreshes[app] = refreshed
             let since = refreshed ?? start
             // P(new data) = 1 − exp(−∫ content rate since the last refresh): the integral grows
             // step by step instead of being summed from the refresh again for every candidate.
@@ -119,7 +121,7 @@ public enum FetchPlanner {
             let earlier = plan[i - 1], later = plan[i]
             if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600 {
                 let session = model.sessionProbability(rates: rates[later.app]!, from: earlier.time, to: earlier.time + tau)
-                let since = refreshedAt[later.app] ?? model.lastRefresh(of: later.app).flatMap { $0 <= start ? $0 : nil } ?? start
+                let since = refreshedAt[later.app] ?? refreshes[later.app] ?? start
                 let newData = model.newDataProbability(app: later.app, at: earlier.time, since: since, now: start)
                 if session * newData >= 0.9 * later.launchProbability * later.newDataProbability {
                     plan[i] = ScheduledFetch(app: later.app, time: earlier.time, launchProbability: session,

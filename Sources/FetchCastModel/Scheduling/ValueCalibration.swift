@@ -38,15 +38,10 @@ struct ValueCalibration: Sendable {
     /// when it is a session start within τ of the forecast).
     mutating func launched(_ app: Int32, at time: Double, sessionStart: Bool) {
         guard let list = pending[app], !list.isEmpty else { return }
-        var kept: [Pending] = []
-        for p in list {
-            guard p.time <= time else {
-                kept.append(p)
-                continue
-            }
-            resolve(app, p, hit: sessionStart && time - p.time <= tau)
-        }
-        pending[app] = kept
+        // Forecasts are appended in time order: the resolved ones are a prefix.
+        let due = list.prefix { $0.time <= time }
+        for p in due { resolve(app, p, hit: sessionStart && time - p.time <= tau) }
+        pending[app] = Array(list.dropFirst(due.count))
     }
 
     /// Resolves as misses the forecasts more than τ old with no launch of their app since.

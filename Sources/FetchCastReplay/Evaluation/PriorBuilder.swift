@@ -75,9 +75,4 @@ public enum PriorBuilder {
         }
         return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior())
     }
-
-    /// The whole population's prior (``population(traces:devices:tau:options:)``'s `prior`).
-    public static func build(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationPrior {
-        try population(traces: traces, devices: devices, tau: tau, options: options).prior
-    }
 }
