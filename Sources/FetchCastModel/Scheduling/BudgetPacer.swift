@@ -48,6 +48,9 @@ public struct BudgetPacer: Sendable, Codable {
             }
             days = days * memory + 1
         }
+        // Counts of a window opened yesterday were folded into the history: a look today
+        // opens a new opportunity.
+        open.removeAll()
         currentDay = day
     }
 
@@ -69,7 +72,7 @@ public struct BudgetPacer: Sendable, Codable {
             }
             return
         }
-        today[index] += 1
+        record(value: value, hour: hour)
         open[app] = OpenOpportunity(start: time, index: index)
     }
 

@@ -78,4 +78,15 @@ struct BudgetPacerTests {
         #expect(countsToday(p, hour: 9).reduce(0, +) == 1)
         #expect(countsToday(p, hour: 10).reduce(0, +) == 0)
     }
+
+    @Test func aWindowOpenedYesterdayDoesNotHideTodaysFirstLook() {
+        var p = BudgetPacer(memory: 0.9)
+        p.startDay(0)
+        p.record(value: 0.2, hour: 23, app: 1, time: 86_000, window: 900)
+        p.startDay(1)
+        // 10 minutes later, after midnight: inside yesterday's window, but a new day.
+        p.record(value: 0.2, hour: 0, app: 1, time: 86_600, window: 900)
+        #expect(countsToday(p, hour: 0).reduce(0, +) == 1)
+    }
 }
+
