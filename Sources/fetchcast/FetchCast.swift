@@ -8,7 +8,7 @@ import Glibc
 
 @main
 struct FetchCast: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     static let configuration = CommandConfiguration(
         commandName: "fetchcast",

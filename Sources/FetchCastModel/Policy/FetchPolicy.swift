@@ -158,4 +158,11 @@ public struct DeviceContext: Sendable, Hashable {
 
     /// The daily cap ⌊budget⌋.
     public var dailyCap: Int { Int(budget.rounded(.down)) }
+
+    /// A policy that sees one app at a time spends B/k_d per app: ⌊B/k_d⌋ a local day for each,
+    /// so the device's total stays within ⌊B⌋.
+    public var appBudget: Double { apps.isEmpty ? 0 : budget / Double(apps.count) }
+
+    /// ⌊B/k_d⌋.
+    public var appDailyCap: Int { Int(appBudget.rounded(.down)) }
 }

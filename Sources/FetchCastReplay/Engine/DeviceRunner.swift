@@ -36,11 +36,11 @@ enum DeviceRunner {
             let context = DeviceContext(
                 apps: device.apps, budget: plan.budget, tau: options.tau, appNames: scan.appNames, device: device.name)
             let policy: any FetchPolicy
-            let enforceCap: Bool
+            let capRule: PolicyRegistry.CapRule?
             switch plan.entry.maker {
             case .causal(let factory):
                 policy = factory(context)
-                enforceCap = true
+                capRule = plan.entry.cap
             case .oracle:
                 let look = scan.spool.cursor(device.stream)
                 cursors.append(look)
@@ -54,10 +54,11 @@ enum DeviceRunner {
                     }
                     return nil
                 }
-                enforceCap = false
+                capRule = nil
             }
+            let cap = capRule == .perApp ? context.appDailyCap : context.dailyCap
             replays.append(PolicyReplay(
-                name: plan.policy, policy: policy, enforceCap: enforceCap, cap: context.dailyCap, tau: options.tau,
+                name: plan.policy, policy: policy, capRule: capRule, cap: cap, tau: options.tau,
                 end: end, device: deviceIndex, slotOf: slotOf, slots: sortedApps.count,
                 energy: options.energy, offset: device.firstOffset, recorder: recorders[i]))
         }

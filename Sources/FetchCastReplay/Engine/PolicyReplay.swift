@@ -33,7 +33,7 @@ struct PolicyReplay {
 
     let name: String
     private var policy: any FetchPolicy
-    private let enforceCap: Bool
+    private let capRule: PolicyRegistry.CapRule?
     private let cap: Int
     private let tau: Double
     private let end: Double
@@ -53,11 +53,14 @@ struct PolicyReplay {
     /// Set when the policy broke its contract; it is then no longer woken.
     private(set) var violation: String?
 
-    init(name: String, policy: any FetchPolicy, enforceCap: Bool, cap: Int, tau: Double, end: Double, device: Int,
+    /// - Parameters:
+    ///   - capRule: How the engine caps the policy (`nil`: it caps itself, the oracle).
+    ///   - cap: ⌊B⌋ for ``PolicyRegistry/CapRule/device``, ⌊B/k_d⌋ for `perApp`.
+    init(name: String, policy: any FetchPolicy, capRule: PolicyRegistry.CapRule?, cap: Int, tau: Double, end: Double, device: Int,
          slotOf: [Int16], slots: Int, energy: EnergyProfile, offset: Int32, recorder: ReplayRecorder?) {
         self.name = name
         self.policy = policy
-        self.enforceCap = enforceCap
+        self.capRule = capRule
         self.cap = cap
         self.tau = tau
         self.end = end
@@ -101,15 +104,20 @@ struct PolicyReplay {
             return
         }
         let slot = Int(slotOf[a])
-        if enforceCap {
+        if let capRule, capRule != .none {
             let day = LocalTime.day(time: time, utcOffsetSeconds: offset)
-            let used = capCounts[day, default: 0]
+            // Per app: one count per (day, slot); the key keeps days apart by the slot count.
+            let key = capRule == .perApp ? day * pairs.count + slot : day
+            let used = capCounts[key, default: 0]
             guard used < cap else {
                 metrics.refusedFetches += 1
                 return
             }
-            capCounts[day] = used + 1
-            if capCounts.count > 8 { capCounts = capCounts.filter { $0.key >= day - 2 } }
+            capCounts[key] = used + 1
+            if capCounts.count > 8 * pairs.count {
+                let oldest = capRule == .perApp ? (day - 2) * pairs.count : day - 2
+                capCounts = capCounts.filter { $0.key >= oldest }
+            }
         }
         fetchID += 1
         let result: FetchResult =

@@ -12,12 +12,6 @@ enum LearnedPolicyHook {
     /// Builds the policy for one device.
     static let factory: PolicyFactory = { LearnedPolicy(context: $0) }
 
-    /// Builds the policy for one device, shrunk toward a population prior learned from other
-    /// users (`evaluate --prior-from`).
-    static func factory(prior: PopulationPrior) -> PolicyFactory {
-        { context in LearnedPolicy(context: context, prior: DevicePrior(prior, names: context.appNames)) }
-    }
-
     /// Builds the policy for one device, shrunk toward a population learned from traces; a
     /// device that is part of that population gets a prior from the others only.
     static func factory(population: PopulationSample) -> PolicyFactory {

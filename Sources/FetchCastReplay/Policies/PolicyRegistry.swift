@@ -5,8 +5,10 @@ public typealias PolicyFactory = @Sendable (DeviceContext) -> any FetchPolicy
 
 /// The policies `fetchcast evaluate` knows, by name.
 ///
-/// Causal policies are built through a ``PolicyFactory`` and the engine holds them to ⌊B⌋
-/// fetches per local day of the fetch. The oracle is the one clairvoyant entry: the engine gives
+/// Causal policies are built through a ``PolicyFactory``; the engine holds each to its
+/// ``CapRule`` (⌊B⌋ fetches per device and local day of the fetch for the policies that choose
+/// their times; ⌊B/k_d⌋ per app for those that see one app at a time; none for `interval`, which
+/// spends B a day by construction). The oracle is the one clairvoyant entry: the engine gives
 /// it a look-ahead over the device's launches, and it caps itself by the launch's local day.
 public struct PolicyRegistry: Sendable {
     /// How a registered policy is built.
@@ -17,6 +19,16 @@ public struct PolicyRegistry: Sendable {
         case oracle
     }
 
+    /// How the engine caps a causal policy's fetches per local day of the fetch.
+    public enum CapRule: Sendable, Hashable {
+        /// ⌊B⌋ per device.
+        case device
+        /// ⌊B/k_d⌋ per fetch-enabled app (a policy that sees one app at a time).
+        case perApp
+        /// No cap: the policy's definition fixes how many fetches it makes (`interval`).
+        case none
+    }
+
     /// One registered policy.
     public struct Entry: Sendable {
         /// How it is built.
@@ -25,6 +37,8 @@ public struct PolicyRegistry: Sendable {
         public var fixedBudget: Double?
         /// A remark shown to the user when the policy is used (e.g. that it is a stand-in).
         public var note: String?
+        /// How the engine caps it (causal policies only).
+        public var cap: CapRule = .device
     }
 
     private var entries: [String: Entry] = [:]
@@ -36,17 +50,10 @@ public struct PolicyRegistry: Sendable {
     public static var standard: PolicyRegistry {
         var r = PolicyRegistry()
         r.register("none", fixedBudget: 0) { _ in NonePolicy() }
-        r.register("interval") { IntervalPolicy(context: $0) }
+        r.register("interval", cap: .none) { IntervalPolicy(context: $0) }
         r.entries["oracle"] = Entry(maker: .oracle, fixedBudget: nil, note: nil)
         r.register("hourly") { HourlyPolicy(context: $0) }
         r.register("learned", note: LearnedPolicyHook.note, factory: LearnedPolicyHook.factory)
-        return r
-    }
-
-    /// The standard policies with `learned` shrunk toward a population prior.
-    public static func standard(prior: PopulationPrior?) -> PolicyRegistry {
-        var r = standard
-        if let prior { r.register("learned", factory: LearnedPolicyHook.factory(prior: prior)) }
         return r
     }
 
@@ -63,9 +70,12 @@ public struct PolicyRegistry: Sendable {
     ///   - name: The name `--policies` uses.
     ///   - fixedBudget: A budget that replaces `--budgets` for this policy.
     ///   - note: A remark shown when the policy is used.
+    ///   - cap: How the engine caps its fetches.
     ///   - factory: Builds the policy for one device.
-    public mutating func register(_ name: String, fixedBudget: Double? = nil, note: String? = nil, factory: @escaping PolicyFactory) {
-        entries[name] = Entry(maker: .causal(factory), fixedBudget: fixedBudget, note: note)
+    public mutating func register(
+        _ name: String, fixedBudget: Double? = nil, note: String? = nil, cap: CapRule = .device, factory: @escaping PolicyFactory
+    ) {
+        entries[name] = Entry(maker: .causal(factory), fixedBudget: fixedBudget, note: note, cap: cap)
     }
 
     /// The entry for a name.
