@@ -76,7 +76,7 @@ struct EvaluateCLITests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.contains("hit_rate"))
-        for name in ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz"] {
+        for name in ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz", "plans.csv.gz"] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(name)"), "\(name)")
         }
         let summary = try String(contentsOfFile: "\(out)/summary.csv", encoding: .utf8).split(separator: "\n")
@@ -92,7 +92,7 @@ struct EvaluateCLITests {
         let again = dir.appendingPathComponent("again").path
         let r2 = try Self.run(["evaluate", trace.path, "--policies", "none,interval,oracle,hourly", "--budgets", "4,24", "--detail", "--threads", "1", "--quiet", "--out", again])
         #expect(r2.status == 0 && r2.stderr.isEmpty)
-        for name in ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz"] {
+        for name in ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz", "plans.csv.gz"] {
             #expect(FileManager.default.contents(atPath: "\(out)/\(name)") == FileManager.default.contents(atPath: "\(again)/\(name)"), "\(name)")
         }
     }

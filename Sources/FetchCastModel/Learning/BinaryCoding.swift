@@ -112,7 +112,7 @@ public struct BinaryReader {
 }
 
 extension DeviceModel {
-    static let formatVersion = 2
+    static let formatVersion = 3
 
     /// The model in the compact binary form the store keeps.
     public func binaryEncoded() throws -> [UInt8] {
@@ -141,6 +141,7 @@ extension DeviceModel {
             w.double(s.launchTotal)
             w.optionalDouble(s.lastLaunch)
             w.optionalDouble(s.lastRefresh)
+            w.optionalDouble(s.lastFetch)
             w.doubles(s.gaps)
             w.doubles(s.responseTrials)
             w.doubles(s.responseSuccesses)
@@ -166,6 +167,8 @@ extension DeviceModel {
         w.optionalDouble(lastEventTime)
         w.int32(lastOffset)
         w.int(eventCount)
+        w.optionalDouble(fetchDay.map(Double.init))
+        w.int(fetchesOnFetchDay)
         return w.bytes
     }
 
@@ -207,7 +210,8 @@ extension DeviceModel {
             // Memberwise, in the order written: no default arrays allocated only to be replaced.
             apps[k] = AppState(
                 sessions: try r.doubles(), sessionTotal: try r.double(), launchTotal: try r.double(),
-                lastLaunch: try r.optionalDouble(), lastRefresh: try r.optionalDouble(), gaps: try r.doubles(),
+                lastLaunch: try r.optionalDouble(), lastRefresh: try r.optionalDouble(), lastFetch: try r.optionalDouble(),
+                gaps: try r.doubles(),
                 responseTrials: try r.doubles(), responseSuccesses: try r.doubles())
         }
         let triggerCount = try r.count()
@@ -227,6 +231,8 @@ extension DeviceModel {
         lastEventTime = try r.optionalDouble()
         lastOffset = try r.int32()
         eventCount = try r.int()
+        fetchDay = try r.optionalDouble().map { Int($0) }
+        fetchesOnFetchDay = try r.int()
         guard r.offset == bytes.count else { throw BinaryReader.Malformed() }
     }
 }

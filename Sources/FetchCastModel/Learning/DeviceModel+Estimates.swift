@@ -159,34 +159,89 @@ extension DeviceModel {
     /// P(the next launch of `app` falls in `(start, start + τ]`) given none since its last
     /// launch, from the app's launch-gap distribution (shrunk toward the device's gaps over all
     /// apps), modulated by the hour-of-week rate in that window relative to the app's average
-    /// (proportional hazards). `nil` when the app was never launched.
+    /// (proportional hazards). `nil` when the app was never launched or its last launch is so
+    /// long before (over 14 days) that its gaps say nothing.
     public func returnProbability(app: Int32, from start: Double, now: Double, prior: DevicePrior, averageRate: Double? = nil) -> Double? {
-        guard let state = apps[app], let last = state.lastLaunch, start >= last else { return nil }
+        returnProbability(outlook(app: app, now: now, prior: prior, averageRate: averageRate), from: start, prior: prior)
+    }
+
+    /// ``returnProbability(app:from:now:prior:averageRate:)`` from an ``AppOutlook``: what a
+    /// planner asks for many windows of one app.
+    func returnProbability(_ o: AppOutlook, from start: Double, prior: DevicePrior) -> Double? {
+        guard let last = o.lastLaunch, start >= last, o.gapTotal > 0 else { return nil }
         let tau = configuration.tau
-        let f = scale.readFactor(at: now)
-        let pooledTotal = gapsAll.reduce(0, +)
-        let pseudo = 5.0
-        var counts = Array(repeating: 0.0, count: GapBins.count)
-        var total = 0.0
-        for i in 0..<GapBins.count {
-            counts[i] = state.gaps[i] * f + (pooledTotal > 0 ? pseudo * gapsAll[i] / pooledTotal : 0)
-            total += counts[i]
-        }
-        guard total > 0 else { return nil }
         let delta = start - last
-        let s1 = GapBins.survival(delta, counts: counts, total: total, tau: tau)
-        let s2 = GapBins.survival(delta + tau, counts: counts, total: total, tau: tau)
+        // Beyond the gaps the bins tell apart (14 days): the gaps say nothing, the hours do.
+        guard delta + tau < GapBins.span else { return nil }
+        let s1 = o.gaps.survival(delta)
+        let s2 = o.gaps.survival(delta + tau)
         guard s1 > 1e-9 else { return 0 }
         let p = max(0, min(1, (s1 - s2) / s1))
         // Time-of-day modulation: the window's rate against the app's average over the week.
         var windowRate = 0.0
-        HourOfWeek.spread(from: start, to: start + tau, offset: lastOffset) { slot, seconds in
-            windowRate += sessionRate(app: app, slot: slot, now: now, prior: prior) * seconds / tau
+        let local = start + Double(lastOffset)
+        let hourEnd = ((local / 3600).rounded(.down) + 1) * 3600 - Double(lastOffset)
+        if tau <= 3600, o.rates != nil {
+            // At most two hour slots: no closure, one slot computation (a planner's hot path).
+            let slot = HourOfWeek.slot(start, offset: lastOffset)
+            let first = min(start + tau, hourEnd) - start
+            windowRate = rate(o, slot: slot, prior: prior) * first / tau
+            if first < tau { windowRate += rate(o, slot: (slot + 1) % HourOfWeek.count, prior: prior) * (tau - first) / tau }
+        } else {
+            HourOfWeek.spread(from: start, to: start + tau, offset: lastOffset) { slot, seconds in
+                windowRate += rate(o, slot: slot, prior: prior) * seconds / tau
+            }
         }
-        let weekRate = averageRate ?? averageSessionRate(app: app, now: now, prior: prior)
-        let m = max(0.05, min(5, windowRate / max(weekRate, 1e-9)))
+        let m = max(0.05, min(5, windowRate / max(o.averageRate, 1e-9)))
         return 1 - pow(1 - min(p, 0.999_999), m)
     }
+
+    /// What the model says of one app at `now`, gathered once.
+    /// - Parameters:
+    ///   - averageRate: ``averageSessionRate(app:now:prior:)`` when the caller keeps it.
+    ///   - allRates: Precompute the 168 session rates (a planner valuing a whole day); else
+    ///     each rate is computed when asked (a live policy looks at one moment).
+    func outlook(app: Int32, now: Double, prior: DevicePrior, averageRate: Double? = nil, allRates: Bool = false) -> AppOutlook {
+        let state = apps[app]
+        var counts = Array(repeating: 0.0, count: GapBins.count)
+        var total = 0.0
+        if let state {
+            let f = scale.readFactor(at: now)
+            let pooledTotal = gapsAll.reduce(0, +)
+            let pseudo = 5.0
+            for i in 0..<GapBins.count {
+                counts[i] = state.gaps[i] * f + (pooledTotal > 0 ? pseudo * gapsAll[i] / pooledTotal : 0)
+                total += counts[i]
+            }
+        }
+        let rates = allRates ? sessionRates(app: app, now: now, prior: prior) : nil
+        let average = averageRate ?? rates.map { $0.reduce(0, +) / Double(HourOfWeek.count) }
+            ?? averageSessionRate(app: app, now: now, prior: prior)
+        return AppOutlook(app: app, now: now, lastLaunch: state?.lastLaunch, gaps: GapSurvival(counts: counts, total: total, tau: configuration.tau),
+                          averageRate: average, rates: rates)
+    }
+
+    /// The session rate of the outlook's app in `slot`.
+    @inline(__always)
+    func rate(_ o: AppOutlook, slot: Int, prior: DevicePrior) -> Double {
+        o.rates?[slot] ?? sessionRate(app: o.app, slot: slot, now: o.now, prior: prior)
+    }
+}
+
+/// What a ``DeviceModel`` says of one app at one instant, gathered once so that valuing many
+/// moments of it is cheap (``DeviceModel/fetchValue(_:at:refreshed:newData:trigger:prior:liftWeight:)``).
+struct AppOutlook {
+    var app: Int32
+    /// When it was gathered: what the estimates know.
+    var now: Double
+    var lastLaunch: Double?
+    /// The app's launch-gap distribution, shrunk toward the device's.
+    var gaps: GapSurvival
+    var gapTotal: Double { gaps.total }
+    /// The app's session rate per hour averaged over the week.
+    var averageRate: Double
+    /// All 168 session rates, or `nil` when computed per slot.
+    var rates: [Double]?
 }
 
 extension DeviceModel {

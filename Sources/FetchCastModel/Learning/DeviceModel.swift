@@ -45,6 +45,10 @@ public struct DeviceModel: Sendable, Codable {
     public internal(set) var lastOffset: Int32 = 0
     /// Events observed.
     public internal(set) var eventCount: Int = 0
+    /// The local day of the latest fetch observed, and how many fetches that day: what a plan
+    /// has left of the day's cap.
+    var fetchDay: Int?
+    var fetchesOnFetchDay = 0
 
     /// A reactive fetch comes this many seconds after the launch it reacts to.
     public static let triggerDelay: Double = 1
@@ -55,6 +59,8 @@ public struct DeviceModel: Sendable, Codable {
         var launchTotal: Double = 0
         var lastLaunch: Double?
         var lastRefresh: Double?
+        /// The latest fetch (any result), for the minimum interval between fetches.
+        var lastFetch: Double?
         /// Scaled counts of the gaps between consecutive launches, by ``GapBins`` bin.
         var gaps: [Double] = Array(repeating: 0, count: GapBins.count)
         /// After a launch of another app: trials and sessions of this app within τ, by
@@ -156,6 +162,11 @@ public struct DeviceModel: Sendable, Codable {
             recent.removeAll { t - $0.time > tau }
             recent.append(RecentLaunch(time: t, app: event.app, weight: w, idle: idle))
         case .fetch:
+            var state = apps[event.app] ?? AppState()
+            state.lastFetch = max(state.lastFetch ?? t, t)
+            apps[event.app] = state
+            let day = LocalTime.day(time: t, utcOffsetSeconds: event.utcOffsetSeconds)
+            if day == fetchDay { fetchesOnFetchDay += 1 } else if day > fetchDay ?? .min { (fetchDay, fetchesOnFetchDay) = (day, 1) }
             learnFetch(app: event.app, at: t, offset: event.utcOffsetSeconds, result: event.result ?? .failed, weight: w)
         case .publish:
             var c = content[event.app] ?? ContentState()
@@ -280,6 +291,12 @@ public struct DeviceModel: Sendable, Codable {
 
     /// When the app's cache was last refreshed (launch or fetch).
     public func lastRefresh(of app: Int32) -> Double? { apps[app]?.lastRefresh }
+
+    /// When the app was last fetched (any result).
+    public func lastFetch(of app: Int32) -> Double? { apps[app]?.lastFetch }
+
+    /// Fetches observed on local day `day` (0 unless it is the day of the latest fetch).
+    public func fetches(onDay day: Int) -> Int { day == fetchDay ? fetchesOnFetchDay : 0 }
 
     /// Hours the device was observed (present-day weight) at `now`.
     public func observedHours(at now: Double) -> Double {

@@ -47,6 +47,43 @@ public enum GapBins {
     }
 }
 
+/// ``GapBins/survival(_:counts:total:tau:)`` with its sums and logarithms computed once: what
+/// a planner asks for hundreds of gaps of one app (one logarithm per call instead of seven
+/// transcendental calls; equal up to rounding).
+struct GapSurvival {
+    let total: Double
+    let tau: Double
+    /// above[i] = Σ counts[j] for j ≥ i (above[count] = 0).
+    private let above: [Double]
+    private let counts: [Double]
+    private let logTau: Double
+    private let logRatio: Double
+
+    init(counts: [Double], total: Double, tau: Double) {
+        self.counts = counts
+        self.total = total
+        self.tau = tau
+        var above = Array(repeating: 0.0, count: GapBins.count + 1)
+        for i in stride(from: GapBins.count - 1, through: 0, by: -1) { above[i] = above[i + 1] + counts[i] }
+        self.above = above
+        logTau = log(tau)
+        logRatio = log(GapBins.ratio(tau: tau))
+    }
+
+    /// P(gap ≥ x).
+    @inline(__always)
+    func survival(_ x: Double) -> Double {
+        guard total > 0 else { return 1 }
+        if x <= 0 { return 1 }
+        if x < tau { return (above[1] + counts[0] * max(0, min(1, (tau - x) / tau))) / total }
+        if x >= GapBins.span { return counts[GapBins.count - 1] / total }
+        let lx = log(x)
+        let b = min(max(Int(((lx - logTau) / logRatio).rounded(.down)) + 1, 1), GapBins.count - 2)
+        let high = logTau + Double(b) * logRatio
+        return (above[b + 1] + counts[b] * max(0, min(1, (high - lx) / logRatio))) / total
+    }
+}
+
 /// Bins for "how long ago was this app last launched" when another app is launched:
 /// `[0, τ)`, `[τ, 2τ)`, `[2τ, 4τ)`, … `[32τ, ∞)`, and never.
 public enum ResponseBins {

@@ -40,6 +40,8 @@ public enum FetchReason: Sendable, Hashable {
     case coalesced(with: Int32)
     /// Retry after a failed fetch.
     case retry
+    /// τ/2 before a launch estimated from the app's launches a week earlier (`weekly`).
+    case weekly
 
     /// A short description; `name` turns app symbols into ids.
     public func describe(_ name: (Int32) -> String) -> String {
@@ -51,6 +53,7 @@ public enum FetchReason: Sendable, Hashable {
         case .coUsage(let after, let p): return "after \(name(after)) (p=\(Self.fixed2(p)))"
         case .coalesced(let with): return "coalesced with \(name(with))"
         case .retry: return "retry after failure"
+        case .weekly: return "weekly: half a window before a launch estimated from last week"
         }
     }
 
@@ -124,11 +127,34 @@ public protocol FetchPolicy {
     mutating func observe(_ event: DeviceEvent)
     /// Learns the result of one of its own fetches, made at `time`.
     mutating func didFetch(app: Int32, at time: Double, result: FetchResult)
+    /// Starts (or stops) keeping the plans it asks for, for ``drainPlans(into:)``. The default
+    /// does nothing: only policies that follow plans have any.
+    mutating func reportPlans(_ on: Bool)
+    /// Hands over the plans asked for since the last call (`evaluate --detail`'s `plans.csv.gz`).
+    mutating func drainPlans(into plans: inout [MadePlan])
 }
 
 extension FetchPolicy {
     public mutating func wake(at time: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
         wake(at: time, into: &fetches)
+    }
+
+    public mutating func reportPlans(_ on: Bool) {}
+
+    public mutating func drainPlans(into plans: inout [MadePlan]) {}
+}
+
+/// A plan a policy asked for: when, and what it said.
+public struct MadePlan: Sendable, Hashable {
+    /// When the plan was asked for (the `--at` of the equivalent `fetchcast predict`).
+    public var time: Double
+    /// The planned fetches, in time order.
+    public var fetches: [ScheduledFetch]
+
+    /// Creates a record.
+    public init(time: Double, fetches: [ScheduledFetch]) {
+        self.time = time
+        self.fetches = fetches
     }
 }
 

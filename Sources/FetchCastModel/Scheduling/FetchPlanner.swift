@@ -15,41 +15,61 @@ public struct ScheduledFetch: Sendable, Hashable {
     public var reason: FetchReason
 }
 
-/// Plans the next fetches of a device ahead of time (`fetchcast predict`, a push backend
-/// deciding when to send silent pushes): the time-based half of ``LearnedPolicy``; the other
-/// half, fetching right after a launch for the apps likely to follow, needs the launch and is
-/// made live by the policy.
+/// Plans the next fetches of a device ahead of time: the scheduler's second driver (`fetchcast
+/// predict`, `fetchcast serve`, the `planned` policy of `fetchcast evaluate`, an app scheduling
+/// its next `BGAppRefreshTask`). The live driver is ``LearnedPolicy``.
+///
+/// Both value a fetch with the one valuation,
+/// ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``, and keep
+/// the same rules (⌊budget⌋ a local day counting the fetches already made that day, the minimum
+/// interval per app, the minimum value, `notBefore`, coalescing by
+/// ``SchedulerConfiguration/coalesceFraction``). They differ where they must: a plan cannot react
+/// to a launch that has not happened, so it values a grid of moments ahead from what is known
+/// at its start (reacting only to a launch just before it, like a live policy right after one),
+/// and it spends the day's cap on its best forecasts instead of pacing against a bar learned
+/// from past opportunities; it carries no outcome factor (that needs the live policy's own
+/// forecasts and outcomes).
 public enum FetchPlanner {
-    /// Plans fetches in `[from, from + horizon)`.
+    /// The spacing of the moments a plan values, seconds.
+    public static let step = 300.0
+
+    /// Plans fetches in `[from, from + horizon)` from what `model` knows (the events before
+    /// `from`).
     ///
-    /// Candidates every 5 minutes per app are valued `P(session within τ) × P(new data)`; the
-    /// best are taken greedily, at most ⌊budget⌋ per local day, none within τ or the minimum
-    /// interval of another fetch of the same app, none below the minimum value, and none before
-    /// `notBefore`. Then fetches of different apps less than 10 minutes apart are merged into
-    /// the earlier one's radio wakeup when that keeps at least 90% of the later one's value.
+    /// Candidates are `from` itself and every ``step`` after it, per app, each valued with the one
+    /// valuation (at `from`, reacting to a launch at most 2 s earlier, as the live policy does one
+    /// second after a launch). The best are taken greedily, at most ⌊budget⌋ per local day (less
+    /// the fetches the model saw that day), none within the minimum interval of the app's
+    /// previous fetch or within max(τ, minimum interval) of another planned fetch of the same app,
+    /// none below the minimum value, none before `notBefore`. Each planned fetch then refreshes
+    /// the cache for the next one of its app (its chance of new data is recomputed from it, and it
+    /// is dropped below the minimum value), and a fetch less than 10 minutes after another app's
+    /// planned fetch joins that radio wakeup when it keeps ``SchedulerConfiguration/coalesceFraction``
+    /// of its value there.
     ///
-    /// - Complexity: O(apps × horizon / 5 min) valuations plus a sort.
+    /// - Complexity: O(apps × (168 + horizon / ``step``)) valuations plus a sort.
     public static func plan(
         model: DeviceModel, apps: [Int32], from start: Double, horizon: Double = 86_400,
         configuration: SchedulerConfiguration, prior: DevicePrior
     ) -> [ScheduledFetch] {
         let tau = model.configuration.tau
-        let step = 300.0
         let begin = max(start, configuration.notBefore ?? start)
         let offset = model.lastOffset
-        struct Candidate { var app: Int32; var time: Double; var session: Double; var newData: Double; var value: Double }
+        let trigger = model.trigger(at: begin)
+        struct Candidate { var app: Int32; var time: Double; var valuation: FetchValuation }
         var candidates: [Candidate] = []
         candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
-        var rates: [Int32: [Double]] = [:]
+        var outlooks: [Int32: AppOutlook] = [:]
         var refreshes: [Int32: Double] = [:]
         for app in apps {
-            // Everything per app is looked up once, not per 5-minute candidate.
-            let appRates = model.sessionRates(app: app, now: start, prior: prior)
-            rates[app] = appRates
+            // Everything per app is gathered once, not per candidate.
+            let outlook = model.outlook(app: app, now: start, prior: prior, allRates: true)
+            outlooks[app] = outlook
             // A refresh after `start` (planning from a time inside the history the model has
             // already seen) says nothing about the cache at `start`: planned as unknown.
             let refreshed = model.lastRefresh(of: app).flatMap { $0 <= start ? $0 : nil }
             refreshes[app] = refreshed
+            let earliest = model.lastFetch(of: app).map { $0 + configuration.minimumInterval } ?? -.infinity
             let since = refreshed ?? start
             // P(new data) = 1 − exp(−∫ content rate since the last refresh): the integral grows
             // step by step instead of being summed from the refresh again for every candidate.
@@ -58,41 +78,41 @@ public enum FetchPlanner {
             var integratedUntil = since
             var g = begin
             while g < start + horizon {
-                let uncovered = refreshed.map { max(0, min(1, (g + tau - max(g, $0 + tau)) / tau)) } ?? 1
-                if uncovered > 0 {
-                    let session = model.sessionProbability(rates: appRates, from: g, to: g + tau)
-                    var newData = 1.0
-                    if let contentRates {
-                        if g > integratedUntil {
-                            HourOfWeek.spread(from: integratedUntil, to: g, offset: offset) { slot, seconds in
-                                expectedContent += contentRates[slot] * seconds / 3600
-                            }
-                            integratedUntil = g
+                defer { g += step }
+                guard g >= earliest else { continue }
+                var newData = 1.0
+                if let contentRates {
+                    if g > integratedUntil {
+                        HourOfWeek.spread(from: integratedUntil, to: g, offset: offset) { slot, seconds in
+                            expectedContent += contentRates[slot] * seconds / 3600
                         }
-                        newData = g > since ? 1 - exp(-expectedContent) : 0
+                        integratedUntil = g
                     }
-                    let value = session * newData * uncovered
-                    if value >= configuration.minimumValue {
-                        candidates.append(Candidate(app: app, time: g, session: session, newData: newData, value: value))
-                    }
+                    newData = g > since ? 1 - exp(-expectedContent) : 0
                 }
-                g += step
+                let v = model.fetchValue(
+                    outlook, at: g, refreshed: refreshed, newData: newData, trigger: trigger, prior: prior,
+                    liftWeight: configuration.coUsageLiftWeight)
+                if v.value >= configuration.planMinimumValue {
+                    candidates.append(Candidate(app: app, time: g, valuation: v))
+                }
             }
         }
         // A total order (value, then earlier, then lower app id), so the generation order above
         // does not matter.
-        candidates.sort { ($0.value, $1.time, $1.app) > ($1.value, $0.time, $0.app) }
+        candidates.sort { ($0.valuation.value, $1.time, $1.app) > ($1.valuation.value, $0.time, $0.app) }
         var chosen: [Candidate] = []
         var chosenTimes: [Int32: [Double]] = [:]
         var perDay: [Int: Int] = [:]
         let spacing = max(tau, configuration.minimumInterval)
         for c in candidates {
             let day = LocalTime.day(time: c.time, utcOffsetSeconds: offset)
-            if perDay[day, default: 0] >= configuration.dailyCap { continue }
+            let used = perDay[day] ?? model.fetches(onDay: day)
+            if used >= configuration.dailyCap { continue }
             if chosenTimes[c.app]?.contains(where: { abs($0 - c.time) < spacing }) == true { continue }
             chosen.append(c)
             chosenTimes[c.app, default: []].append(c.time)
-            perDay[day, default: 0] += 1
+            perDay[day] = used + 1
         }
         chosen.sort { ($0.time, $0.app) < ($1.time, $1.app) }
         // Each planned fetch refreshes the cache: the next one of the same app finds only what
@@ -100,18 +120,16 @@ public enum FetchPlanner {
         // chance of new data from the previous planned fetch and drop the fetches that no
         // longer clear the minimum value (a quiet night after an evening fetch).
         var previous: [Int32: Double] = [:]
-        var kept: [Candidate] = []
+        var plan: [ScheduledFetch] = []
         for var c in chosen {
             if let since = previous[c.app] {
-                c.newData = model.newDataProbability(app: c.app, at: c.time, since: since, now: start)
-                guard c.session * c.newData >= configuration.minimumValue else { continue }
+                c.valuation.newDataProbability = model.newDataProbability(app: c.app, at: c.time, since: since, now: start)
+                guard c.valuation.launchProbability * c.valuation.newDataProbability >= configuration.planMinimumValue else { continue }
             }
             previous[c.app] = c.time
-            kept.append(c)
-        }
-        var plan: [ScheduledFetch] = kept.map {
-            ScheduledFetch(app: $0.app, time: $0.time, launchProbability: $0.session, newDataProbability: $0.newData,
-                           reason: .likelyLaunch(probability: $0.session))
+            plan.append(ScheduledFetch(
+                app: c.app, time: c.time, launchProbability: c.valuation.launchProbability,
+                newDataProbability: c.valuation.newDataProbability, reason: c.valuation.reason))
         }
         // Coalesce: pull a fetch forward into an earlier wakeup of another app when little is lost.
         var refreshedAt: [Int32: Double] = [:]
@@ -119,18 +137,71 @@ public enum FetchPlanner {
         var i = 1
         while i < plan.count {
             let earlier = plan[i - 1], later = plan[i]
-            if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600 {
-                let session = model.sessionProbability(rates: rates[later.app]!, from: earlier.time, to: earlier.time + tau)
+            if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600,
+               model.lastFetch(of: later.app).map({ earlier.time - $0 >= configuration.minimumInterval }) ?? true
+            {
                 let since = refreshedAt[later.app] ?? refreshes[later.app] ?? start
-                let newData = model.newDataProbability(app: later.app, at: earlier.time, since: since, now: start)
-                if session * newData >= 0.9 * later.launchProbability * later.newDataProbability {
-                    plan[i] = ScheduledFetch(app: later.app, time: earlier.time, launchProbability: session,
-                                             newDataProbability: newData, reason: .coalesced(with: earlier.app))
+                let there = model.fetchValue(
+                    outlooks[later.app]!, at: earlier.time, refreshed: refreshes[later.app],
+                    newData: model.newDataProbability(app: later.app, at: earlier.time, since: since, now: start),
+                    trigger: trigger, prior: prior, liftWeight: configuration.coUsageLiftWeight)
+                if there.value >= configuration.coalesceFraction * later.launchProbability * later.newDataProbability {
+                    plan[i] = ScheduledFetch(app: later.app, time: earlier.time, launchProbability: there.launchProbability,
+                                             newDataProbability: there.newDataProbability, reason: .coalesced(with: earlier.app))
                 }
             }
             refreshedAt[plan[i].app] = plan[i].time
             i += 1
         }
+        joinWakeups(&plan, model: model, apps: apps, start: start, outlooks: outlooks, refreshes: refreshes, trigger: trigger,
+                    configuration: configuration, prior: prior)
         return plan
+    }
+
+    /// Lets apps join the radio wakeups of the plan, as the live policy lets them join its
+    /// wakeups: at each planned wakeup, an app not planned within the spacing around it joins
+    /// when its value there is at least ``SchedulerConfiguration/coalesceFraction`` of the day's
+    /// bar (the least value the plan took that day) and the day's cap is not spent.
+    static func joinWakeups(
+        _ plan: inout [ScheduledFetch], model: DeviceModel, apps: [Int32], start: Double, outlooks: [Int32: AppOutlook],
+        refreshes: [Int32: Double], trigger: FetchTrigger?, configuration: SchedulerConfiguration, prior: DevicePrior
+    ) {
+        guard !plan.isEmpty else { return }
+        let offset = model.lastOffset
+        let spacing = max(model.configuration.tau, configuration.minimumInterval)
+        var bar: [Int: Double] = [:]
+        var used: [Int: Int] = [:]
+        for f in plan {
+            let day = LocalTime.day(time: f.time, utcOffsetSeconds: offset)
+            bar[day] = min(bar[day] ?? .infinity, f.launchProbability * f.newDataProbability)
+            used[day] = (used[day] ?? model.fetches(onDay: day)) + 1
+        }
+        var joined: [ScheduledFetch] = []
+        var wakeups: [Double] = []
+        for f in plan where wakeups.last != f.time { wakeups.append(f.time) }
+        for w in wakeups {
+            let day = LocalTime.day(time: w, utcOffsetSeconds: offset)
+            guard let dayBar = bar[day] else { continue }
+            let lead = plan.first { $0.time == w }!.app
+            for app in apps {
+                guard (used[day] ?? 0) < configuration.dailyCap else { break }
+                if plan.contains(where: { $0.app == app && abs($0.time - w) < spacing }) { continue }
+                if joined.contains(where: { $0.app == app && abs($0.time - w) < spacing }) { continue }
+                if let last = model.lastFetch(of: app), w - last < configuration.minimumInterval { continue }
+                guard let outlook = outlooks[app] else { continue }
+                let since = plan.last(where: { $0.app == app && $0.time < w })?.time ?? refreshes[app]
+                let v = model.fetchValue(
+                    outlook, at: w, refreshed: refreshes[app],
+                    newData: model.newDataProbability(app: app, at: w, since: since ?? start, now: start),
+                    trigger: trigger, prior: prior, liftWeight: configuration.coUsageLiftWeight)
+                guard v.value >= configuration.coalesceFraction * dayBar, v.value >= configuration.planMinimumValue / 2 else { continue }
+                joined.append(ScheduledFetch(app: app, time: w, launchProbability: v.launchProbability,
+                                             newDataProbability: v.newDataProbability, reason: .coalesced(with: lead)))
+                used[day, default: 0] += 1
+            }
+        }
+        guard !joined.isEmpty else { return }
+        plan += joined
+        plan.sort { ($0.time, $0.app) < ($1.time, $1.app) }
     }
 }

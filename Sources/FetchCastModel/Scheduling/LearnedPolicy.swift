@@ -29,7 +29,6 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var day: Int?
     var lastFetch: [Int32: Double] = [:]
     var pendingTrigger: Double?
-    var triggers: [(time: Double, app: Int32)] = []
     var nextCheck: Double?
     var retries: [Int32: (at: Double, failures: Int)] = [:]
     /// When each app's cache goes stale (last refresh + τ): a natural moment to look again.
@@ -78,8 +77,6 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         model.observe(event)
         guard event.kind == .launch else { return }
         let t = event.time
-        triggers.removeAll { t - $0.time > model.configuration.tau }
-        triggers.append((t, event.app))
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
@@ -106,29 +103,15 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         return rate
     }
 
-    mutating func value(of app: Int32, at t: Double) -> (value: Double, session: Double, newData: Double, reason: FetchReason) {
-        let tau = model.configuration.tau
-        let refreshed = model.lastRefresh(of: app) ?? -.infinity
-        let coveredUntil = refreshed + tau
-        let windowStart = max(t, coveredUntil)
-        let uncovered = max(0, t + tau - windowStart) / tau
-        if uncovered <= 0 { return (0, 0, 0, .likelyLaunch(probability: 0)) }
-        let average = averageRate(of: app, at: t)
-        let timeChance = model.returnProbability(app: app, from: t, now: t, prior: prior, averageRate: average)
-            ?? model.sessionProbability(app: app, from: t, to: t + tau, now: t, prior: prior)
-        var best = timeChance
-        var reason = FetchReason.likelyLaunch(probability: timeChance)
-        // Right after a launch of another app, the learned response to such a moment replaces
-        // the time-based chance: it already conditions on this app's time since last use and
-        // on whether the launch starts a burst of use, and the trigger app's lift says more.
-        if let trigger = triggers.last, trigger.app != app, t - trigger.time <= 2 * DeviceModel.triggerDelay {
-            best = model.responseProbability(
-                app: app, at: t, after: trigger.app, triggerTime: trigger.time, now: t, prior: prior,
-                liftWeight: configuration.coUsageLiftWeight)
-            reason = .coUsage(after: trigger.app, probability: best)
-        }
-        let newData = model.newDataProbability(app: app, at: t, since: model.lastRefresh(of: app), now: t)
-        return (best * newData * uncovered, best, newData, reason)
+    /// The value of fetching `app` at `t`: ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``,
+    /// the valuation plans use too.
+    mutating func value(of app: Int32, at t: Double) -> FetchValuation {
+        let refreshed = model.lastRefresh(of: app)
+        // Fresh through the whole window: worth nothing (and no estimate is needed).
+        if let refreshed, refreshed >= t { return .worthless }
+        return model.fetchValue(
+            app: app, at: t, now: t, refreshed: refreshed, trigger: model.trigger(at: t), prior: prior,
+            liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
     }
 
     public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
@@ -173,7 +156,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 pacer.record(value: v.value, hour: hour, app: app, time: t, window: configuration.minimumInterval)
             }
             let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
-            candidates.append((app, v.value, v.session, v.newData, reason))
+            candidates.append((app, v.value, v.launchProbability, v.newDataProbability, reason))
         }
         candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity

@@ -50,6 +50,7 @@ struct PolicyReplay {
     private var planned: [PlannedFetch] = []
     private var considered: [ConsideredFetch] = []
     private var pending: FetchRecord?
+    private var madePlans: [MadePlan] = []
     /// Set when the policy broke its contract; it is then no longer woken.
     private(set) var violation: String?
 
@@ -69,6 +70,7 @@ struct PolicyReplay {
         self.recorder = recorder
         self.offset = offset
         self.energy = EnergyMeter(profile: energy)
+        if recorder != nil { self.policy.reportPlans(true) }
         pairs = Array(repeating: Pair(), count: slots)
         planned.reserveCapacity(8)
     }
@@ -90,6 +92,9 @@ struct PolicyReplay {
                 for c in considered {
                     recorder.record(DecisionRecord(device: device, time: w, utcOffsetSeconds: offset, decision: c))
                 }
+                policy.drainPlans(into: &madePlans)
+                for p in madePlans { recorder.record(PlanRecord(device: device, utcOffsetSeconds: offset, plan: p)) }
+                madePlans.removeAll(keepingCapacity: true)
             } else {
                 policy.wake(at: w, into: &planned)
             }

@@ -39,11 +39,19 @@ package struct DecisionRecord: Sendable, Hashable {
     package var decision: ConsideredFetch
 }
 
+/// One plan a policy asked for, for `plans.csv.gz`.
+package struct PlanRecord: Sendable, Hashable {
+    package var device: Int
+    package var utcOffsetSeconds: Int32
+    package var plan: MadePlan
+}
+
 /// Receives a replay's records as they are produced (in time order per device).
 package protocol ReplayRecorder: AnyObject {
     func record(_ launch: LaunchRecord)
     func record(_ fetch: FetchRecord)
     func record(_ decision: DecisionRecord)
+    func record(_ plan: PlanRecord)
     /// Called once when the device's replay is over.
     func finish()
 }
@@ -53,9 +61,11 @@ package final class MemoryRecorder: ReplayRecorder {
     package private(set) var launches: [LaunchRecord] = []
     package private(set) var fetches: [FetchRecord] = []
     package private(set) var decisions: [DecisionRecord] = []
+    package private(set) var plans: [PlanRecord] = []
     package init() {}
     package func record(_ launch: LaunchRecord) { launches.append(launch) }
     package func record(_ fetch: FetchRecord) { fetches.append(fetch) }
     package func record(_ decision: DecisionRecord) { decisions.append(decision) }
+    package func record(_ plan: PlanRecord) { plans.append(plan) }
     package func finish() {}
 }

@@ -27,6 +27,7 @@ public struct Evaluation: Sendable {
     package var launchRecords: [[LaunchRecord]] = []
     package var fetchRecords: [[FetchRecord]] = []
     package var decisionRecords: [[DecisionRecord]] = []
+    package var planRecords: [[PlanRecord]] = []
     /// App names by canonical id, and device names by index, for the records.
     package var appNames: [String] = []
     package var deviceNames: [String] = []

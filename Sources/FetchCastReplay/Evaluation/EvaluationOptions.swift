@@ -28,8 +28,10 @@ public struct EvaluationOptions: Sendable {
     public var trace: TraceOptions
     /// Where the spool and detail scratch files go (`nil`: `$TMPDIR` or `/tmp`).
     public var temporaryDirectory: String?
-    /// Where the `learned` policy's population prior came from (`nil`: the generic prior).
+    /// Where the population prior of `learned` and `planned` came from (`nil`: the generic prior).
     public var prior: PriorSource?
+    /// How `planned` asks for plans.
+    public var planning = PlanningOptions()
 
     /// The traces and devices a population prior was learned from, for `run.json`.
     public struct PriorSource: Sendable, Hashable {

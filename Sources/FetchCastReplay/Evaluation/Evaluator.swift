@@ -73,6 +73,7 @@ public enum Evaluator {
             evaluation.launchRecords = recorders.map { $0.flatMap(\.launches) }
             evaluation.fetchRecords = recorders.map { $0.flatMap(\.fetches) }
             evaluation.decisionRecords = recorders.map { $0.flatMap(\.decisions) }
+            evaluation.planRecords = recorders.map { $0.flatMap(\.plans) }
         }
         return evaluation
     }

@@ -14,6 +14,12 @@ final class DetailFiles: @unchecked Sendable {
     static let launchHeader = "policy,budget,device,app,time,staleness_s,needy,fresh,covered_by_fetch,content_fresh\n"
     static let fetchHeader = "policy,budget,device,fetch_id,app,time,result,wakeup,joules,reason\n"
     static let decisionHeader = "policy,budget,device,app,time,value,launch_probability,new_data_probability,bar,fetched\n"
+    static let planHeader = "policy,budget,device,planned_at,app,fetch_at,fetch_at_unix,launch_probability,new_data_probability,reason\n"
+    /// Every output, with its scratch-file kind and header.
+    static let outputs = [
+        ("l", "launches.csv.gz", launchHeader), ("f", "fetches.csv.gz", fetchHeader),
+        ("d", "decisions.csv.gz", decisionHeader), ("p", "plans.csv.gz", planHeader),
+    ]
 
     private let directory: String
     private let plans: [ReplayPlan]
@@ -43,18 +49,16 @@ final class DetailFiles: @unchecked Sendable {
     func recorder(plan: Int, device: Int) -> ReplayRecorder? {
         guard let launches = try? FileSink(path: path("l", plan: plan, device: device)),
               let fetches = try? FileSink(path: path("f", plan: plan, device: device)),
-              let decisions = try? FileSink(path: path("d", plan: plan, device: device)) else { return nil }
+              let decisions = try? FileSink(path: path("d", plan: plan, device: device)),
+              let plansMade = try? FileSink(path: path("p", plan: plan, device: device)) else { return nil }
         let p = plans[plan]
         let prefix = CSVField.escape(p.policy) + "," + MetricsTable.budget(p.budget) + "," + CSVField.escape(deviceNames[device]) + ","
-        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches, decisions: decisions)
+        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches, decisions: decisions, plans: plansMade)
     }
 
     /// Gathers the scratch files into the three gzip outputs and removes them.
     func assemble(into output: String) throws(EvaluationError) {
-        for (kind, name, header) in [
-            ("l", "launches.csv.gz", Self.launchHeader), ("f", "fetches.csv.gz", Self.fetchHeader),
-            ("d", "decisions.csv.gz", Self.decisionHeader),
-        ] {
+        for (kind, name, header) in Self.outputs {
             let target = "\(output)/\(name)"
             let gz: GzipSink
             do { gz = try GzipSink(path: target, level: 6) } catch {
@@ -100,13 +104,15 @@ final class CSVRecorder: ReplayRecorder {
     private let launches: FileSink
     private let fetches: FileSink
     private let decisions: FileSink
+    private let plans: FileSink
 
-    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink, decisions: FileSink) {
+    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink, decisions: FileSink, plans: FileSink) {
         self.prefix = prefix
         self.appNames = appNames
         self.launches = launches
         self.fetches = fetches
         self.decisions = decisions
+        self.plans = plans
     }
 
     func record(_ l: LaunchRecord) {
@@ -138,9 +144,24 @@ final class CSVRecorder: ReplayRecorder {
         ]))
     }
 
+    func record(_ p: PlanRecord) {
+        let names = appNames
+        let at = Timestamp.format(micros: Int64((p.plan.time * 1_000_000).rounded()), utcOffsetSeconds: p.utcOffsetSeconds)
+        for f in p.plan.fetches {
+            plans.write(prefix + CSVField.line([
+                at, appNames[Int(f.app)],
+                Timestamp.format(micros: Int64((f.time * 1_000_000).rounded()), utcOffsetSeconds: p.utcOffsetSeconds),
+                CSVField.fixed(f.time, decimals: 6), CSVField.fixed(f.launchProbability, decimals: 6),
+                CSVField.fixed(f.newDataProbability, decimals: 6),
+                f.reason.describe { $0 >= 0 && Int($0) < names.count ? names[Int($0)] : String($0) },
+            ]))
+        }
+    }
+
     func finish() {
         launches.flush()
         fetches.flush()
         decisions.flush()
+        plans.flush()
     }
 }

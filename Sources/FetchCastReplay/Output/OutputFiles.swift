@@ -16,7 +16,7 @@ enum OutputFiles {
         } catch {
             throw .output(path: directory, reason: "cannot create the output directory (\(error.localizedDescription))")
         }
-        for name in ["launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz"] { unlink("\(directory)/\(name)") }
+        for (_, name, _) in DetailFiles.outputs { unlink("\(directory)/\(name)") }
     }
 
     static func write(_ e: Evaluation, options: EvaluationOptions, toolVersion: String, to directory: String) throws(EvaluationError) {

@@ -17,6 +17,9 @@ struct RunManifest: Codable, Sendable {
         var priorSHA256: [String]?
         var priorDevices: [String]?
         var priorPooledDevices: Int?
+        var replanSeconds: Double
+        var replanOnEvent: Bool
+        var visibility: String
 
         enum CodingKeys: String, CodingKey {
             case policies, budgets, devices, from, to, detail
@@ -27,6 +30,9 @@ struct RunManifest: Codable, Sendable {
             case tauSeconds = "tau_s"
             case topApps = "top_apps"
             case defaultUTCOffsetSeconds = "default_utc_offset_s"
+            case replanSeconds = "replan_s"
+            case replanOnEvent = "replan_on_event"
+            case visibility
         }
     }
 
@@ -60,7 +66,9 @@ struct RunManifest: Codable, Sendable {
             priorFrom: options.prior?.traces,
             priorSHA256: options.prior?.sha256,
             priorDevices: options.prior?.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
-            priorPooledDevices: options.prior?.pooledDevices)
+            priorPooledDevices: options.prior?.pooledDevices,
+            replanSeconds: options.planning.replan, replanOnEvent: options.planning.replanOnEvent,
+            visibility: options.planning.visibility.rawValue)
         energy = options.energy
         inputs = e.inputs
         devices = e.summary.first?.metrics.devices ?? 0

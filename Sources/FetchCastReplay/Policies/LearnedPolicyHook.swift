@@ -9,12 +9,12 @@ import FetchCastModel
 enum LearnedPolicyHook {
     /// A remark shown when the policy is used (`nil`: none).
     static let note: String? = nil
-    /// Builds the policy for one device.
-    static let factory: PolicyFactory = { LearnedPolicy(context: $0) }
-
-    /// Builds the policy for one device, shrunk toward a population learned from traces; a
-    /// device that is part of that population gets a prior from the others only.
-    static func factory(population: PopulationSample) -> PolicyFactory {
-        { context in LearnedPolicy(context: context, prior: population.prior(for: context.device, appNames: context.appNames)) }
+    /// Builds the policy for one device, shrunk toward a population learned from traces (a
+    /// device that is part of that population gets a prior from the others only), or toward
+    /// the generic prior without one.
+    static func factory(population: PopulationSample?) -> PolicyFactory {
+        { context in
+            LearnedPolicy(context: context, prior: population?.prior(for: context.device, appNames: context.appNames) ?? .none)
+        }
     }
 }

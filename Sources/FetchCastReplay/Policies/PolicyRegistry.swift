@@ -46,22 +46,25 @@ public struct PolicyRegistry: Sendable {
     /// An empty registry.
     public init() {}
 
-    /// The standard policies: `none`, `interval`, `oracle`, `hourly`, `learned`.
-    public static var standard: PolicyRegistry {
+    /// The standard policies: `none`, `interval`, `oracle`, `hourly`, `weekly`, `learned`,
+    /// `planned` (replanning every hour, visibility `device`), with the generic prior.
+    public static var standard: PolicyRegistry { standard(population: nil) }
+
+    /// The standard policies, `learned` and `planned` shrunk toward a population learned from
+    /// traces (each replayed device left out of its own prior), `planned` driven as `planning` says.
+    public static func standard(population: PopulationSample?, planning: PlanningOptions = PlanningOptions()) -> PolicyRegistry {
         var r = PolicyRegistry()
         r.register("none", fixedBudget: 0) { _ in NonePolicy() }
         r.register("interval", cap: .none) { IntervalPolicy(context: $0) }
         r.entries["oracle"] = Entry(maker: .oracle, fixedBudget: nil, note: nil)
         r.register("hourly") { HourlyPolicy(context: $0) }
-        r.register("learned", note: LearnedPolicyHook.note, factory: LearnedPolicyHook.factory)
-        return r
-    }
-
-    /// The standard policies with `learned` shrunk toward a population learned from traces,
-    /// leaving each replayed device out of its own prior.
-    public static func standard(population: PopulationSample) -> PolicyRegistry {
-        var r = standard
-        r.register("learned", factory: LearnedPolicyHook.factory(population: population))
+        r.register("weekly", cap: .perApp) { context in
+            let apps = context.apps.sorted()
+            return PerAppPolicy(apps: apps, policies: apps.map { WeeklyPolicy(app: $0, tau: context.tau) })
+        }
+        r.register("learned", note: LearnedPolicyHook.note, factory: LearnedPolicyHook.factory(population: population))
+        r.register("planned", cap: planning.visibility == .app ? .perApp : .device,
+                   factory: PlannedPolicyHook.factory(population: population, planning: planning))
         return r
     }
 

@@ -15,7 +15,7 @@ extension FetchCast {
                 Exact semantics (v1) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
                 (or, with no TRACE, every event of the store), replays every device on every core, \
                 and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
-                DIR/launches.csv.gz, DIR/fetches.csv.gz and DIR/decisions.csv.gz). A summary table goes \
+                DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz). A summary table goes \
                 to stderr. Two \
                 passes over the input; memory grows with devices × apps, not with trace length.
                 """)
@@ -25,7 +25,7 @@ extension FetchCast {
         @Argument(help: ArgumentHelp("Trace files (- reads standard input); none reads the store.", valueName: "trace"))
         var traces: [String] = []
 
-        @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, learned.", valueName: "list"))
+        @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, weekly, learned, planned.", valueName: "list"))
         var policies = "none,interval,oracle,hourly,learned"
 
         @Option(help: ArgumentHelp("Daily fetch budgets per device, comma-separated.", valueName: "list"))
@@ -56,7 +56,16 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Use only these devices of --prior-from (one id per line), e.g. the training half of a split by user.", valueName: "file"))
         var priorDevices: String?
 
-        @Flag(help: "Also write one row per scored launch, per fetch and per fetch the learned policy weighed (launches.csv.gz, fetches.csv.gz, decisions.csv.gz); slower.")
+        @Option(help: ArgumentHelp("How often `planned` asks for a plan (as `predict --at` would), in trace time: 1h, 30m, 900.", valueName: "duration"))
+        var replan = "1h"
+
+        @Flag(help: "`planned` also asks for a plan one second after each event it can see.")
+        var replanOnEvent = false
+
+        @Option(help: ArgumentHelp("What `planned` plans from: device (every event of the device) or app (each app from its own events only, ⌊B/k⌋ a day per app).", valueName: "visibility"))
+        var visibility: PlanningOptions.Visibility = .device
+
+        @Flag(help: "Also write one row per scored launch, per fetch, per fetch the learned policy weighed and per fetch in each plan `planned` asked for (launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz); slower.")
         var detail = false
 
         @Option(help: ArgumentHelp("Output directory (created if missing; outputs there are replaced).", valueName: "dir"))
@@ -83,6 +92,9 @@ extension FetchCast {
             }
             guard EvaluationOptions.parseDuration(tau) != nil else {
                 throw ValidationError("--tau '\(tau)' is not a positive duration; write it as 30m, 1800, 1800s or 2h.")
+            }
+            guard EvaluationOptions.parseDuration(replan) != nil else {
+                throw ValidationError("--replan '\(replan)' is not a positive duration; write it as 1h, 30m or 900.")
             }
             guard topApps >= 1 else { throw ValidationError("--top-apps must be at least 1.") }
             guard threads >= 0 else { throw ValidationError("--threads must be 0 (every core) or more.") }
@@ -131,18 +143,21 @@ extension FetchCast {
                 options.energy = try EnergyProfile.load(energy)
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
-                var registry = PolicyRegistry.standard
+                options.planning = PlanningOptions(
+                    replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
+                var population: PopulationSample?
                 if !priorFrom.isEmpty {
                     let only = try priorDevices.map(EvaluationOptions.loadDeviceList)
-                    let population = try PriorBuilder.population(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
-                    registry = .standard(population: population)
-                    if let replayed = options.devices, case let shared = population.overlap(with: replayed), shared > 0 {
+                    let pooled = try PriorBuilder.population(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
+                    population = pooled
+                    if let replayed = options.devices, case let shared = pooled.overlap(with: replayed), shared > 0 {
                         print("note: \(shared) replayed devices are also in the prior's population; each is replayed with a prior from the others only (leave-one-out)", to: &err)
                     }
                     let hashes = try priorFrom.map { try RawInput.sha256(ofFile: $0) }
                     options.prior = EvaluationOptions.PriorSource(
-                        traces: priorFrom, sha256: hashes, devices: only, pooledDevices: population.prior.devices)
+                        traces: priorFrom, sha256: hashes, devices: only, pooledDevices: pooled.prior.devices)
                 }
+                let registry = PolicyRegistry.standard(population: population, planning: options.planning)
                 evaluation = try Evaluator.run(
                     input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
                     progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : nil)
@@ -165,7 +180,7 @@ extension FetchCast {
                         CSVField.fixed(m.perDeviceDay(m.joules), decimals: 1), CSVField.fixed(m.meanStalenessMinutes, decimals: 1)]
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
-            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz" : ""), to: &err)
+            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
         }
 
         static func budget(_ b: Double) -> String {
@@ -173,3 +188,5 @@ extension FetchCast {
         }
     }
 }
+
+extension PlanningOptions.Visibility: ExpressibleByArgument {}
