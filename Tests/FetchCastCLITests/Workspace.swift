@@ -116,8 +116,8 @@ final class Workspace {
     func start(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> RunningCommand {
         runs += 1
         let stdoutPath = path(".io/\(runs).out"), stderrPath = path(".io/\(runs).err")
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
