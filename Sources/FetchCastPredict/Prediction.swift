@@ -74,7 +74,7 @@ public enum Predictor {
         var devices: [Int64]
         if let name = request.device {
             guard let id = snapshot.device(named: name) else {
-                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast stats`; device ids are case-sensitive)")
+                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast devices`; device ids are case-sensitive)")
             }
             devices = [id]
         } else {
