@@ -212,11 +212,18 @@ struct IngestJSON: Decodable {
         var gzip: Bool
     }
 
+    struct Failure: Decodable, Equatable {
+        var file: String
+        var error: String
+    }
+
     var schema: Int
     var files: [File]
     var events: Int
     var rejected: Int
     var failed: String?
+    var failures: [Failure]?
+    var notTried: [String]?
     var rejectsFile: String?
 }
 
