@@ -44,6 +44,11 @@ public final class ModelRepository {
         return loaded
     }
 
+    /// Why the last refresh could not save what it folded (a full disk, a read-only store),
+    /// `nil` when it saved or had nothing to save. The answer is the same either way; unsaved,
+    /// the next call folds the same events again.
+    public private(set) var saveFailure: StoreError?
+
     /// Device models a fold holds in memory at once (the first fold of a large store would
     /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.
     public var foldBatchSize = 256
@@ -100,17 +105,29 @@ public final class ModelRepository {
         if let current {
             (models, priors) = current
         } else {
-            try store.writeTransaction {
-                // Another process may have folded while this one waited for the lock.
-                if try isUpToDate(), let loaded = try load(ids) {
-                    (models, priors) = loaded
-                    return
-                }
+            func foldNewEvents(persist: Bool) throws {
                 let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
                 let last = try store.lastEventID()
                 let fromScratch = watermark >= last  // damaged state, or events forgotten
                 (models, priors, folded) = try fold(
-                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames, wanted: wanted)
+                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames,
+                    wanted: wanted, persist: persist)
+            }
+            do {
+                try store.writeTransaction {
+                    // Another process may have folded while this one waited for the lock.
+                    if try isUpToDate(), let loaded = try load(ids) {
+                        (models, priors) = loaded
+                        return
+                    }
+                    try foldNewEvents(persist: true)
+                }
+                saveFailure = nil
+            } catch let error as StoreError where error.isWriteFailure {
+                // The store cannot take the folded state (full disk, read-only file): answer
+                // from the same fold, kept in memory only (the transaction rolled back).
+                try store.readTransaction { try foldNewEvents(persist: false) }
+                saveFailure = error
             }
         }
         return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
@@ -163,7 +180,8 @@ public final class ModelRepository {
     }
 
     /// Folds events `(after, upTo]` into every device's model, rebuilds each device's prior from
-    /// the other devices, and saves it all (inside the caller's transaction).
+    /// the other devices, and saves it all (inside the caller's transaction) when `persist`.
+    /// Without `persist`, nothing is written and only the priors of `wanted` are built.
     ///
     /// Devices are folded ``foldBatchSize`` at a time (by device id), so a fold holds that many
     /// models, not every device of the store: each batch's models are loaded, fed the batch's
@@ -176,7 +194,10 @@ public final class ModelRepository {
     ///   events folded.
     /// - Complexity: O(batches × new events read by SQLite + new events folded + devices × state);
     ///   memory O(``foldBatchSize`` × state of a device + the population's sums).
-    private func fold(after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?) throws
+    private func fold(
+        after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?,
+        persist: Bool = true
+    ) throws
         -> ([Int64: DeviceModel], [Int64: DevicePrior], Int)
     {
         let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
@@ -224,12 +245,16 @@ public final class ModelRepository {
             for id in models.keys.sorted() {
                 let model = models[id]!
                 population.add(PopulationSums(model: model, name: name))
-                records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+                if persist {
+                    records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+                }
                 folds.append(id)
                 if wanted?.contains(id) ?? true { kept[id] = model }
             }
-            try store.saveModelStates(records)
+            if persist { try store.saveModelStates(records) }
         }
+        // Unsaved, the other devices' models are gone: build only the priors asked for.
+        if !persist { folds = folds.filter { wanted?.contains($0) ?? true } }
         var priors: [Int64: DevicePrior] = [:]
         for start in stride(from: 0, to: folds.count, by: size) {
             var records: [Store.ModelStateRecord] = []
@@ -241,8 +266,9 @@ public final class ModelRepository {
                 if wanted?.contains(id) ?? true { priors[id] = prior }
                 records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
             }
-            try store.saveModelStates(records)
+            if persist { try store.saveModelStates(records) }
         }
+        guard persist else { return (kept, priors, folded) }
         try store.saveModelStates([
             Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
             Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []),
