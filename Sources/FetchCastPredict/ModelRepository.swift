@@ -30,15 +30,17 @@ public final class ModelRepository {
         var devices: [Int64: String]
         var apps: [Int64: String]
         /// Device ids by name, so that asking for one device costs no scan of every device.
-        var deviceIDs: [String: Int64]
+        /// Keyed by UTF-8 bytes: `String` keys would merge canonically equivalent ids ("é"
+        /// precomposed and decomposed), which the store keeps apart.
+        var deviceIDs: [[UInt8]: Int64]
     }
 
     private func names() throws -> Names {
         let last = try store.lastEventID()
         if let cache = namesCache, cache.watermark == last { return cache }
         let devices = try store.deviceNames()
-        var ids: [String: Int64] = [:]
-        for (id, name) in devices { ids[name] = id }
+        var ids: [[UInt8]: Int64] = [:]
+        for (id, name) in devices { ids[Array(name.utf8)] = id }
         let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
         namesCache = loaded
         return loaded
@@ -69,15 +71,15 @@ public final class ModelRepository {
         public var eventsFolded: Int
         /// Device ids by name (shared with the repository's cache; may be out of step with
         /// `deviceNames` only if a caller edits that, hence the fallback).
-        var deviceIDs: [String: Int64] = [:]
+        var deviceIDs: [[UInt8]: Int64] = [:]
 
-        /// The device id of a name.
+        /// The device id of a name, matched byte for byte (ids that only look alike differ).
         public func device(named name: String) -> Int64? {
-            if let id = deviceIDs[name], deviceNames[id] == name { return id }
-            return deviceNames.first { $0.value == name }?.key
+            if let id = deviceIDs[Array(name.utf8)], deviceNames[id].map({ ModelRepository.same($0, name) }) == true { return id }
+            return deviceNames.first { ModelRepository.same($0.value, name) }?.key
         }
-        /// The app id of a name.
-        public func app(named name: String) -> Int64? { appNames.first { $0.value == name }?.key }
+        /// The app id of a name, matched byte for byte.
+        public func app(named name: String) -> Int64? { appNames.first { ModelRepository.same($0.value, name) }?.key }
 
         /// What the other devices say, translated to this device's app ids.
         public func prior(for device: Int64) -> DevicePrior { priors[device] ?? .none }
@@ -90,8 +92,13 @@ public final class ModelRepository {
     ///   call; otherwise O(size of the requested devices' state).
     public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
         let names = try names()
+        return try refresh(ids: requested.map { Set($0.compactMap { names.deviceIDs[Array($0.utf8)] }) })
+    }
+
+    /// ``refresh(devices:)`` for device ids (every device when `nil`).
+    private func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
+        let names = try names()
         let (deviceNames, appNames) = (names.devices, names.apps)
-        let wanted: Set<Int64>? = requested.map { Set($0.compactMap { names.deviceIDs[$0] }) }
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var folded = 0
@@ -146,14 +153,23 @@ public final class ModelRepository {
             try body(try refresh(devices: [device]))
             return
         }
-        let names = try refresh(devices: []).deviceNames.values.sorted()
+        // Batches of ids, not of names: a set of names would merge canonically equivalent ids.
+        let ids = try refresh(ids: []).deviceNames.sorted { Self.precedes($0.value, $1.value) }.map(\.key)
         var start = 0
         repeat {
-            let batch = names[start..<min(names.count, start + max(1, batchSize))]
-            try body(try refresh(devices: Set(batch)))
+            let batch = ids[start..<min(ids.count, start + max(1, batchSize))]
+            try body(try refresh(ids: Set(batch)))
             start += max(1, batchSize)
-        } while start < names.count
+        } while start < ids.count
     }
+
+    /// Whether two ids are the same bytes (`==` on `String` also equates canonically
+    /// equivalent text, which the store keeps apart).
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+
+    /// Byte order of ids (UTF-8), as SQLite sorts them: total and deterministic, unlike `<` on
+    /// `String`, under which canonically equivalent ids tie.
+    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
     private func isUpToDate() throws -> Bool {
         let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0

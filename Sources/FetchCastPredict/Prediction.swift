@@ -78,7 +78,7 @@ public enum Predictor {
             }
             devices = [id]
         } else {
-            devices = snapshot.models.keys.sorted { (snapshot.deviceNames[$0] ?? "") < (snapshot.deviceNames[$1] ?? "") }
+            devices = snapshot.models.keys.sorted { ModelRepository.precedes(snapshot.deviceNames[$0] ?? "", snapshot.deviceNames[$1] ?? "") }
         }
         var appFilter: Int32?
         if let name = request.app {

@@ -86,6 +86,25 @@ struct ModelRepositoryTests {
         #expect(try c.scalarInt("SELECT count(*) FROM model_state") > 0)
     }
 
+    /// "é" precomposed and decomposed are different ids in the store; `String ==` equates them.
+    @Test func keepsCanonicallyEquivalentDeviceIdsApart() throws {
+        let (composed, decomposed) = ("d\u{E9}", "de\u{301}")
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<14, devices: [composed, decomposed, "x"]))
+        let repository = ModelRepository(store: f.store)
+        let snapshot = try repository.refresh(devices: [decomposed])
+        let id = try #require(snapshot.device(named: decomposed))
+        #expect(snapshot.deviceNames[id].map { Array($0.utf8) } == Array(decomposed.utf8))
+        #expect(snapshot.device(named: composed) != id)
+        var devices: [[UInt8]] = []
+        try repository.forEachBatch(device: nil, batchSize: 1) { snapshot in
+            let request = PredictionRequest(at: Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!, count: 1, budget: 6)
+            devices += try Predictor.predict(request, snapshot: snapshot).map { Array($0.device.utf8) }
+        }
+        // Every device once, in byte order: "de\u{301}" (0x65) before "d\u{E9}" (0xC3).
+        #expect(devices == [Array(decomposed.utf8), Array(composed.utf8), Array("x".utf8)])
+    }
+
     @Test func answersForEveryDeviceFromMemoryWhenTheFoldCannotBeSaved() throws {
         let full = try RepositoryFixture()
         try full.ingest(habits(days: 0..<14, devices: ["a", "b", "c"]))

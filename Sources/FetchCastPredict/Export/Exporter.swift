@@ -71,8 +71,8 @@ public enum Exporter {
     static func devices(_ request: ExportRequest, snapshot: ModelRepository.Snapshot) -> [(id: Int64, name: String, model: DeviceModel)] {
         snapshot.models
             .map { (id: $0.key, name: snapshot.deviceNames[$0.key] ?? String($0.key), model: $0.value) }
-            .filter { request.device == nil || $0.name == request.device }
-            .sorted { $0.name < $1.name }
+            .filter { device in request.device.map { ModelRepository.same(device.name, $0) } ?? true }
+            .sorted { ModelRepository.precedes($0.name, $1.name) }
     }
 
     /// The apps of a device a request covers: the named app, else the device's apps by
