@@ -64,6 +64,7 @@ struct TraceErrorTests {
         BadInput("time without offset", header + "2013-11-09T22:36:45,d1,com.a,launch,,,\n", line: 2, column: 20, "badTime", mentions: "no UTC offset"),
         BadInput("too few fields", header + "\(t),d1,com.a,launch\n", line: 2, column: 1, "fieldCount", mentions: "the row has 4 fields (expected 7"),
         BadInput("too many fields", header + "\(t),d1,com.a,launch,,,,\n", line: 2, column: 1, "fieldCount", mentions: "the row has 8 fields"),
+        BadInput("one field", header + "\(t)\n", line: 2, column: 1, "fieldCount", mentions: "the row has 1 field (expected 7"),
         BadInput("unterminated quote", header + "\(t),d1,\"com.a,launch,,,\n", line: 2, column: 25, "unterminatedQuote", mentions: "never closed"),
         BadInput("text after a closing quote", header + "\(t),\"d1\"x,com.a,launch,,,\n", line: 2, column: 26, "badValue", mentions: "a ',' or the end of the line after a closing quote"),
         BadInput("error on a later line", header + "\(t),d1,com.a,launch,,,\n\n\(t),d1,com.a,launch,,,\n\(t),d1,com.a,launch,,-1,\n", line: 5, column: 39, "badValue", mentions: "invalid bytes '-1'"),
