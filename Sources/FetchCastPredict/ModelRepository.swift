@@ -97,6 +97,7 @@ public final class ModelRepository {
 
     /// ``refresh(devices:)`` for device ids (every device when `nil`).
     private func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
+        saveFailure = nil
         let names = try names()
         let (deviceNames, appNames) = (names.devices, names.apps)
         var models: [Int64: DeviceModel] = [:]
@@ -129,7 +130,6 @@ public final class ModelRepository {
                     }
                     try foldNewEvents(persist: true)
                 }
-                saveFailure = nil
             } catch let error as StoreError where error.isWriteFailure {
                 // The store cannot take the folded state (full disk, read-only file): answer
                 // from the same fold, kept in memory only (the transaction rolled back).
