@@ -10,8 +10,9 @@ extension FetchCast {
                 Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store \
                 that does not exist yet reports zeros. "Days with launches (device-days)" counts the \
                 distinct (device, local calendar day) pairs with at least one launch; evaluate's \
-                device_days is another measure, each device's span from first to last launch in \
-                days (quiet days inside it included), summed over devices, so it is usually larger.
+                device_days is another measure: each device's span from its first to its last \
+                launch in days (quiet days inside it whole, its first and last day in part), summed \
+                over devices.
                 """)
 
         @OptionGroup var store: StoreOptions
