@@ -3,7 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+echo "== building fetchcast and its tests (debug; the first build takes a few minutes)" >&2
 swift build --build-tests
+echo "== running the Swift test suites" >&2
 swift test --skip-build
 
 # Notebooks: re-execute each headless from a clean kernel (fails if any cell fails).
@@ -15,5 +17,7 @@ fi
 if [[ ! -x Notebooks/.venv/bin/python ]]; then
     python3 -m venv Notebooks/.venv
 fi
+echo "== the notebooks' pinned packages in Notebooks/.venv (installed when missing)" >&2
 Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
+echo "== re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py

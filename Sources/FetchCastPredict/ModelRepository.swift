@@ -30,19 +30,26 @@ public final class ModelRepository {
         var devices: [Int64: String]
         var apps: [Int64: String]
         /// Device ids by name, so that asking for one device costs no scan of every device.
-        var deviceIDs: [String: Int64]
+        /// Keyed by UTF-8 bytes: `String` keys would merge canonically equivalent ids ("é"
+        /// precomposed and decomposed), which the store keeps apart.
+        var deviceIDs: [[UInt8]: Int64]
     }
 
     private func names() throws -> Names {
         let last = try store.lastEventID()
         if let cache = namesCache, cache.watermark == last { return cache }
         let devices = try store.deviceNames()
-        var ids: [String: Int64] = [:]
-        for (id, name) in devices { ids[name] = id }
+        var ids: [[UInt8]: Int64] = [:]
+        for (id, name) in devices { ids[Array(name.utf8)] = id }
         let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
         namesCache = loaded
         return loaded
     }
+
+    /// Why the last refresh could not save what it folded (a full disk, a read-only store),
+    /// `nil` when it saved or had nothing to save. The answer is the same either way; unsaved,
+    /// the next call folds the same events again.
+    public private(set) var saveFailure: StoreError?
 
     /// Device models a fold holds in memory at once (the first fold of a large store would
     /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.
@@ -64,15 +71,15 @@ public final class ModelRepository {
         public var eventsFolded: Int
         /// Device ids by name (shared with the repository's cache; may be out of step with
         /// `deviceNames` only if a caller edits that, hence the fallback).
-        var deviceIDs: [String: Int64] = [:]
+        var deviceIDs: [[UInt8]: Int64] = [:]
 
-        /// The device id of a name.
+        /// The device id of a name, matched byte for byte (ids that only look alike differ).
         public func device(named name: String) -> Int64? {
-            if let id = deviceIDs[name], deviceNames[id] == name { return id }
-            return deviceNames.first { $0.value == name }?.key
+            if let id = deviceIDs[Array(name.utf8)], deviceNames[id].map({ ModelRepository.same($0, name) }) == true { return id }
+            return deviceNames.first { ModelRepository.same($0.value, name) }?.key
         }
-        /// The app id of a name.
-        public func app(named name: String) -> Int64? { appNames.first { $0.value == name }?.key }
+        /// The app id of a name, matched byte for byte.
+        public func app(named name: String) -> Int64? { appNames.first { ModelRepository.same($0.value, name) }?.key }
 
         /// What the other devices say, translated to this device's app ids.
         public func prior(for device: Int64) -> DevicePrior { priors[device] ?? .none }
@@ -85,8 +92,14 @@ public final class ModelRepository {
     ///   call; otherwise O(size of the requested devices' state).
     public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
         let names = try names()
+        return try refresh(ids: requested.map { Set($0.compactMap { names.deviceIDs[Array($0.utf8)] }) })
+    }
+
+    /// ``refresh(devices:)`` for device ids (every device when `nil`).
+    private func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
+        saveFailure = nil
+        let names = try names()
         let (deviceNames, appNames) = (names.devices, names.apps)
-        let wanted: Set<Int64>? = requested.map { Set($0.compactMap { names.deviceIDs[$0] }) }
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var folded = 0
@@ -100,17 +113,28 @@ public final class ModelRepository {
         if let current {
             (models, priors) = current
         } else {
-            try store.writeTransaction {
-                // Another process may have folded while this one waited for the lock.
-                if try isUpToDate(), let loaded = try load(ids) {
-                    (models, priors) = loaded
-                    return
-                }
+            func foldNewEvents(persist: Bool) throws {
                 let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
                 let last = try store.lastEventID()
                 let fromScratch = watermark >= last  // damaged state, or events forgotten
                 (models, priors, folded) = try fold(
-                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames, wanted: wanted)
+                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames,
+                    wanted: wanted, persist: persist)
+            }
+            do {
+                try store.writeTransaction {
+                    // Another process may have folded while this one waited for the lock.
+                    if try isUpToDate(), let loaded = try load(ids) {
+                        (models, priors) = loaded
+                        return
+                    }
+                    try foldNewEvents(persist: true)
+                }
+            } catch let error as StoreError where error.isWriteFailure {
+                // The store cannot take the folded state (full disk, read-only file): answer
+                // from the same fold, kept in memory only (the transaction rolled back).
+                try store.readTransaction { try foldNewEvents(persist: false) }
+                saveFailure = error
             }
         }
         return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
@@ -129,14 +153,23 @@ public final class ModelRepository {
             try body(try refresh(devices: [device]))
             return
         }
-        let names = try refresh(devices: []).deviceNames.values.sorted()
+        // Batches of ids, not of names: a set of names would merge canonically equivalent ids.
+        let ids = try refresh(ids: []).deviceNames.sorted { Self.precedes($0.value, $1.value) }.map(\.key)
         var start = 0
         repeat {
-            let batch = names[start..<min(names.count, start + max(1, batchSize))]
-            try body(try refresh(devices: Set(batch)))
+            let batch = ids[start..<min(ids.count, start + max(1, batchSize))]
+            try body(try refresh(ids: Set(batch)))
             start += max(1, batchSize)
-        } while start < names.count
+        } while start < ids.count
     }
+
+    /// Whether two ids are the same bytes (`==` on `String` also equates canonically
+    /// equivalent text, which the store keeps apart).
+    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+
+    /// Byte order of ids (UTF-8), as SQLite sorts them: total and deterministic, unlike `<` on
+    /// `String`, under which canonically equivalent ids tie.
+    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
     private func isUpToDate() throws -> Bool {
         let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
@@ -163,7 +196,8 @@ public final class ModelRepository {
     }
 
     /// Folds events `(after, upTo]` into every device's model, rebuilds each device's prior from
-    /// the other devices, and saves it all (inside the caller's transaction).
+    /// the other devices, and saves it all (inside the caller's transaction) when `persist`.
+    /// Without `persist`, nothing is written and only the priors of `wanted` are built.
     ///
     /// Devices are folded ``foldBatchSize`` at a time (by device id), so a fold holds that many
     /// models, not every device of the store: each batch's models are loaded, fed the batch's
@@ -176,7 +210,10 @@ public final class ModelRepository {
     ///   events folded.
     /// - Complexity: O(batches × new events read by SQLite + new events folded + devices × state);
     ///   memory O(``foldBatchSize`` × state of a device + the population's sums).
-    private func fold(after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?) throws
+    private func fold(
+        after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?,
+        persist: Bool = true
+    ) throws
         -> ([Int64: DeviceModel], [Int64: DevicePrior], Int)
     {
         let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
@@ -224,12 +261,16 @@ public final class ModelRepository {
             for id in models.keys.sorted() {
                 let model = models[id]!
                 population.add(PopulationSums(model: model, name: name))
-                records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+                if persist {
+                    records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
+                }
                 folds.append(id)
                 if wanted?.contains(id) ?? true { kept[id] = model }
             }
-            try store.saveModelStates(records)
+            if persist { try store.saveModelStates(records) }
         }
+        // Unsaved, the other devices' models are gone: build only the priors asked for.
+        if !persist { folds = folds.filter { wanted?.contains($0) ?? true } }
         var priors: [Int64: DevicePrior] = [:]
         for start in stride(from: 0, to: folds.count, by: size) {
             var records: [Store.ModelStateRecord] = []
@@ -241,8 +282,9 @@ public final class ModelRepository {
                 if wanted?.contains(id) ?? true { priors[id] = prior }
                 records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
             }
-            try store.saveModelStates(records)
+            if persist { try store.saveModelStates(records) }
         }
+        guard persist else { return (kept, priors, folded) }
         try store.saveModelStates([
             Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
             Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []),

@@ -13,7 +13,7 @@ public struct ModelView {
     /// - Throws: ``PredictionError`` for an unknown device or app.
     public init(snapshot: ModelRepository.Snapshot, device: String, app: String?) throws {
         guard let id = snapshot.device(named: device), let model = snapshot.models[id] else {
-            throw PredictionError(description: "no device '\(device)' in the store (see `fetchcast stats`)")
+            throw PredictionError(description: "no device '\(device)' in the store (see `fetchcast devices`; device ids are case-sensitive)")
         }
         self.snapshot = snapshot
         deviceID = id

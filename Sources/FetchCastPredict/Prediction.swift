@@ -74,11 +74,11 @@ public enum Predictor {
         var devices: [Int64]
         if let name = request.device {
             guard let id = snapshot.device(named: name) else {
-                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast stats`; device ids are case-sensitive)")
+                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast devices`; device ids are case-sensitive)")
             }
             devices = [id]
         } else {
-            devices = snapshot.models.keys.sorted { (snapshot.deviceNames[$0] ?? "") < (snapshot.deviceNames[$1] ?? "") }
+            devices = snapshot.models.keys.sorted { ModelRepository.precedes(snapshot.deviceNames[$0] ?? "", snapshot.deviceNames[$1] ?? "") }
         }
         var appFilter: Int32?
         if let name = request.app {

@@ -17,9 +17,10 @@ struct FetchCast: ParsableCommand {
             Typical session:
               fetchcast ingest Data/ubiqlog-sample.csv.gz   # trace -> ./fetchcast.sqlite
               fetchcast stats                               # what the store holds
+              fetchcast devices                             # device ids, with their top apps
             """,
         version: version,
-        subcommands: [Ingest.self, Stats.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self]
+        subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self]
     )
 
     func run() throws {
@@ -31,6 +32,7 @@ struct FetchCast: ParsableCommand {
             Try:
               fetchcast ingest Data/ubiqlog-sample.csv.gz   read a trace into ./fetchcast.sqlite
               fetchcast stats                               see what the store holds
+              fetchcast devices                             list device ids for --device
               fetchcast --help                              every subcommand
             """, to: &err)
     }
@@ -43,6 +45,13 @@ extension FetchCast {
             if out.failure == EPIPE { throw ExitCode.success }
             throw ExitCode.failure
         }
+    }
+
+    /// Warns on stderr that the model state folded for this answer could not be saved (the
+    /// answer itself is complete, computed in memory).
+    static func warnUnsaved(_ failure: StoreError) {
+        var err = FileSink.standardError()
+        print("warning: the learned state could not be saved in the store (\(failure.description)); answered from memory, so the next call folds the same events again", to: &err)
     }
 
     /// Reports a runtime error on stderr and exits 1.

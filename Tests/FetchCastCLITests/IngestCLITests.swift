@@ -29,7 +29,8 @@ struct IngestCLITests {
         #expect(table.err.isEmpty)
         let rows = table.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
         #expect(rows.contains(["events", "5"]))
-        #expect(rows.contains(["launches", "per", "device-day", "1.5"]))
+        #expect(rows.contains(["launches", "per", "day", "with", "launches", "1.5"]))
+        #expect(rows.contains(["days", "with", "launches", "(device-days)", "2"]))
     }
 
     @Test func printsAJSONSummaryOnStdout() throws {

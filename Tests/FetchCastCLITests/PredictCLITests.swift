@@ -48,6 +48,41 @@ struct PredictCLITests {
         #expect(mail.fetch_at > "2023-11-15T06:" && mail.fetch_at < "2023-11-15T08:06", "\(mail.fetch_at)")
     }
 
+    /// A store on a full disk: reading works, saving the folded model does not. predict, model
+    /// and export answer anyway, from memory, and warn on stderr.
+    @Test(arguments: [
+        ["predict", "--device", "dev-1", "--format", "json"],
+        ["predict", "--count", "1", "--format", "json"],
+        ["model", "--device", "dev-1"],
+        ["export", "predictions", "--device", "dev-1"],
+    ])
+    func answersFromMemoryWhenTheDiskIsFull(arguments: [String]) throws {
+        let w = try Workspace()
+        try w.generateTrace("t.csv.gz", rows: 20_000)  // 200 devices, 20 apps
+        try #require(try w.run(["ingest", "t.csv.gz"]).status == 0)
+        // 64 KiB per file: the store (written by the ingest) is read, but its write-ahead log
+        // cannot take the folded state of 200 devices.
+        let full = try w.run(arguments, fileSizeLimitKiB: 64)
+        #expect(full.status == 0, "\(full.err)")
+        #expect(full.err.hasPrefix("warning: the learned state could not be saved in the store (fetchcast.sqlite: "), "\(full.err)")
+        #expect(full.err.contains("); answered from memory"), "\(full.err)")
+        #expect(!full.out.isEmpty)
+        // With room again: the same answer, saved this time (no warning).
+        let roomy = try w.run(arguments)
+        #expect(roomy.status == 0)
+        #expect(roomy.err.isEmpty, "\(roomy.err)")
+        if arguments.contains("json") {
+            let decoder = JSONDecoder()
+            let records = { (r: CommandResult) in try r.out.split(separator: "\n").map { try decoder.decode(PredictionRecord.self, from: Data($0.utf8)) } }
+            let (a, b) = (try records(full), try records(roomy))
+            #expect(!a.isEmpty)
+            #expect(a.map(\.fetch_at) == b.map(\.fetch_at))
+            #expect(a.map(\.launch_probability) == b.map(\.launch_probability))
+        } else {
+            #expect(full.out == roomy.out)
+        }
+    }
+
     @Test func predictForAnUnknownDeviceFailsWithAMessage() throws {
         let w = try Workspace()
         try w.write("habits.csv", Self.habits())

@@ -113,14 +113,23 @@ final class Workspace {
     }
 
     /// Starts `fetchcast` with `arguments` in the workspace, stdin from `stdin` (or /dev/null).
-    func start(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> RunningCommand {
+    /// `fileSizeLimitKiB` caps the size of every file it writes (`ulimit -f`, with SIGXFSZ
+    /// ignored so that a write past it fails with EFBIG): a full disk, even for root.
+    func start(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil
+    ) throws -> RunningCommand {
         runs += 1
         let stdoutPath = path(".io/\(runs).out"), stderrPath = path(".io/\(runs).err")
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
+        if let fileSizeLimitKiB {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "ulimit -f \(fileSizeLimitKiB); trap '' XFSZ; exec \"$0\" \"$@\"", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         env["FETCHCAST_DB"] = nil
@@ -141,8 +150,10 @@ final class Workspace {
 
     /// Runs `fetchcast` to completion.
     @discardableResult
-    func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CommandResult {
-        try start(arguments, stdin: stdin, environment: environment).wait()
+    func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], fileSizeLimitKiB: Int? = nil
+    ) throws -> CommandResult {
+        try start(arguments, stdin: stdin, environment: environment, fileSizeLimitKiB: fileSizeLimitKiB).wait()
     }
 
     /// `fetchcast stats --format json` on a store.
@@ -212,11 +223,18 @@ struct IngestJSON: Decodable {
         var gzip: Bool
     }
 
+    struct Failure: Decodable, Equatable {
+        var file: String
+        var error: String
+    }
+
     var schema: Int
     var files: [File]
     var events: Int
     var rejected: Int
     var failed: String?
+    var failures: [Failure]?
+    var notTried: [String]?
     var rejectsFile: String?
 }
 

@@ -16,7 +16,7 @@ private final class ExportFixture {
         store = try Store(path: directory + "/test.sqlite", create: true)
         let file = directory + "/trace.csv"
         try Data(trace.utf8).write(to: URL(fileURLWithPath: file))
-        try Ingestor(store: store, options: .init(now: { 1_384_036_605 })).ingest(path: file)
+        _ = try Ingestor(store: store, options: .init(now: { 1_384_036_605 })).ingest(path: file)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -47,6 +47,91 @@ private func habits(days: Range<Int>, devices: [String] = ["a", "b"]) -> [String
 }
 
 struct ModelRepositoryTests {
+    /// A full disk, simulated deterministically: SQLite refuses to grow the store past its
+    /// current size on this connection (`PRAGMA max_page_count`), as it does on a full disk
+    /// (`SQLITE_FULL`, "database or disk is full"); root ignores file permissions, this it cannot.
+    @Test func answersFromMemoryWhenTheFoldCannotBeSaved() throws {
+        let full = try RepositoryFixture()
+        try full.ingest(habits(days: 0..<14))
+        let roomy = try RepositoryFixture()
+        try roomy.ingest(habits(days: 0..<14))
+        let c = full.store.connection
+        try c.execute("PRAGMA max_page_count = \(try c.scalarInt("PRAGMA page_count"))")
+
+        let repository = ModelRepository(store: full.store)
+        let unsaved = try repository.refresh(devices: ["a"])
+        let failure = try #require(repository.saveFailure)
+        #expect(failure.isWriteFailure)
+        #expect(failure.code.map { $0 & 0xff } == 13, "SQLITE_FULL")
+        #expect(failure.description.contains("database or disk is full"), "\(failure)")
+        #expect(try c.scalarInt("SELECT count(*) FROM model_state") == 0, "nothing half-saved")
+
+        let saved = try ModelRepository(store: roomy.store).refresh(devices: ["a"])
+        #expect(unsaved.eventsFolded == saved.eventsFolded)
+        #expect(unsaved.eventsFolded == 14 * 2 * 4)
+        let at = Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!
+        let request = PredictionRequest(device: "a", at: at, count: 20, budget: 6)
+        let expected = try Predictor.predict(request, snapshot: saved)
+        #expect(!expected.isEmpty)
+        #expect(try Predictor.predict(request, snapshot: unsaved) == expected, "the same answer, saved or not")
+        // Its prior came from the other device, as when saved.
+        #expect(unsaved.prior(for: try #require(unsaved.device(named: "a"))).binaryEncoded()
+                == saved.prior(for: try #require(saved.device(named: "a"))).binaryEncoded())
+
+        // With room again, the next call saves.
+        try c.execute("PRAGMA max_page_count = 1073741823")
+        let later = ModelRepository(store: full.store)
+        #expect(try Predictor.predict(request, snapshot: try later.refresh(devices: ["a"])) == expected)
+        #expect(later.saveFailure == nil)
+        #expect(try c.scalarInt("SELECT count(*) FROM model_state") > 0)
+    }
+
+    /// "é" precomposed and decomposed are different ids in the store; `String ==` equates them.
+    @Test func keepsCanonicallyEquivalentDeviceIdsApart() throws {
+        let (composed, decomposed) = ("d\u{E9}", "de\u{301}")
+        let f = try RepositoryFixture()
+        try f.ingest(habits(days: 0..<14, devices: [composed, decomposed, "x"]))
+        let repository = ModelRepository(store: f.store)
+        let snapshot = try repository.refresh(devices: [decomposed])
+        let id = try #require(snapshot.device(named: decomposed))
+        #expect(snapshot.deviceNames[id].map { Array($0.utf8) } == Array(decomposed.utf8))
+        #expect(snapshot.device(named: composed) != id)
+        var devices: [[UInt8]] = []
+        try repository.forEachBatch(device: nil, batchSize: 1) { snapshot in
+            let request = PredictionRequest(at: Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!, count: 1, budget: 6)
+            devices += try Predictor.predict(request, snapshot: snapshot).map { Array($0.device.utf8) }
+        }
+        // Every device once, in byte order: "de\u{301}" (0x65) before "d\u{E9}" (0xC3).
+        #expect(devices == [Array(decomposed.utf8), Array(composed.utf8), Array("x".utf8)])
+    }
+
+    @Test func answersForEveryDeviceFromMemoryWhenTheFoldCannotBeSaved() throws {
+        let full = try RepositoryFixture()
+        try full.ingest(habits(days: 0..<14, devices: ["a", "b", "c"]))
+        let roomy = try RepositoryFixture()
+        try roomy.ingest(habits(days: 0..<14, devices: ["a", "b", "c"]))
+        let c = full.store.connection
+        try c.execute("PRAGMA max_page_count = \(try c.scalarInt("PRAGMA page_count"))")
+        let at = Timestamp.parseArgument("2023-11-27T00:00:00+01:00")!
+        let request = PredictionRequest(at: at, count: 5, budget: 6)
+        func everyDevice(_ store: Store) throws -> ([Prediction], StoreError?) {
+            let repository = ModelRepository(store: store)
+            var all: [Prediction] = []
+            var failure: StoreError?
+            try repository.forEachBatch(device: nil, batchSize: 2) { snapshot in
+                all += try Predictor.predict(request, snapshot: snapshot)
+                failure = failure ?? repository.saveFailure
+            }
+            return (all, failure)
+        }
+        let (unsaved, failure) = try everyDevice(full.store)
+        let (saved, none) = try everyDevice(roomy.store)
+        #expect(failure != nil)
+        #expect(none == nil)
+        #expect(Set(saved.map(\.device)) == ["a", "b", "c"])
+        #expect(unsaved == saved)
+    }
+
     @Test func predictAnswersRightAfterIngestWithoutATrainingStep() throws {
         let f = try RepositoryFixture()
         try f.ingest(habits(days: 0..<14))

@@ -84,6 +84,21 @@ func readTrace(text: String, name: String = "t.csv", options: TraceOptions = Tra
     return try readTrace(try dir.write(name, text), options: options)
 }
 
+/// Reads a trace written from text, skipping invalid rows: what was read, and the error of
+/// each row skipped.
+func readTraceSkipping(text: String, name: String = "t.csv") throws -> (trace: ReadTrace, skipped: [TraceError]) {
+    let dir = try TemporaryDirectory()
+    let symbols = SymbolTable()
+    let reader = try TraceReader(path: try dir.write(name, text), symbols: symbols)
+    var batch: [EncodedEvent] = []
+    var skipped: [TraceError] = []
+    while try reader.next(into: &batch, maxCount: 3, onInvalid: { error, _ in skipped.append(error) }) {}
+    let trace = ReadTrace(
+        events: batch.map { TraceEvent($0, symbols: symbols) }, lines: batch.map(\.line),
+        format: reader.format, isGzip: reader.isGzip, sha256: reader.sha256)
+    return (trace, skipped)
+}
+
 /// The error reading a trace throws, or `nil` when it reads cleanly.
 func traceError(_ path: String, options: TraceOptions = TraceOptions()) -> TraceError? {
     do {

@@ -14,7 +14,7 @@ public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownDevice(let name):
-            return "no device '\(name)' in the store; see `fetchcast stats` (device ids are case-sensitive)."
+            return "no device '\(name)' in the store; see `fetchcast devices` (device ids are case-sensitive)."
         case .unknownApp(let name):
             return "no app '\(name)' in the store; app ids are case-sensitive."
         case .emptyWindow(let from, let to):

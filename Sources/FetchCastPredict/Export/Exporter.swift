@@ -17,6 +17,8 @@ public enum Exporter {
     ///   - request: The table, filters and format.
     ///   - store: The store to read (and whose model state is brought up to date).
     ///   - out: Where the table goes.
+    ///   - onSaveFailure: Called once when the model state folded for this export could not be
+    ///     saved in the store (see ``ModelRepository/saveFailure``); the export is complete anyway.
     /// - Returns: The number of data rows written (the CSV header not counted).
     /// - Throws: ``ExportError`` for an unknown device or app or a bad window; ``StoreError``
     ///   when the store cannot be read.
@@ -24,7 +26,9 @@ public enum Exporter {
     ///   168 × 168) after folding new events. `cousage`: O(pairs seen). `predictions`: O(days ×
     ///   apps × 288) valuations per device.
     @discardableResult
-    public static func export<Out: TextOutputStream>(_ request: ExportRequest, from store: Store, to out: inout Out) throws -> Int {
+    public static func export<Out: TextOutputStream>(
+        _ request: ExportRequest, from store: Store, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
+    ) throws -> Int {
         var writer = ExportWriter<Out>(columns: request.kind.columns, format: request.format)
         switch request.kind {
         case .events:
@@ -33,7 +37,11 @@ public enum Exporter {
             // A batch of devices at a time, in name order: the output is the same as from one
             // snapshot of every device, without holding every device's state.
             var checked = false
-            try ModelRepository(store: store).forEachBatch(device: request.device) { snapshot in
+            let repository = ModelRepository(store: store)
+            var unsaved: StoreError?
+            defer { if let unsaved { onSaveFailure(unsaved) } }
+            try repository.forEachBatch(device: request.device) { snapshot in
+                if unsaved == nil { unsaved = repository.saveFailure }
                 if !checked {
                     try check(request, against: snapshot)
                     checked = true
@@ -63,8 +71,8 @@ public enum Exporter {
     static func devices(_ request: ExportRequest, snapshot: ModelRepository.Snapshot) -> [(id: Int64, name: String, model: DeviceModel)] {
         snapshot.models
             .map { (id: $0.key, name: snapshot.deviceNames[$0.key] ?? String($0.key), model: $0.value) }
-            .filter { request.device == nil || $0.name == request.device }
-            .sorted { $0.name < $1.name }
+            .filter { device in request.device.map { ModelRepository.same(device.name, $0) } ?? true }
+            .sorted { ModelRepository.precedes($0.name, $1.name) }
     }
 
     /// The apps of a device a request covers: the named app, else the device's apps by

@@ -21,9 +21,11 @@ public struct StoreStats: Sendable, Hashable, Codable {
     /// The first and last event instants (ISO 8601, UTC), when there are events.
     public var firstEvent: String?
     public var lastEvent: String?
-    /// Distinct (device, local calendar day) pairs with at least one launch.
+    /// Distinct (device, local calendar day) pairs with at least one launch: "days with
+    /// launches (device-days)" in `fetchcast stats`. Not `evaluate`'s `device_days`, which sums
+    /// each device's span from its first to its last launch (quiet days included) in days.
     public var activeDeviceDays: Int64
-    /// Launches per active device-day (0 when there are none).
+    /// Launches per day with launches (0 when there are none).
     public var launchesPerDeviceDay: Double
 
     enum CodingKeys: String, CodingKey {

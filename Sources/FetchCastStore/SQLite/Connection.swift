@@ -126,7 +126,7 @@ public final class Statement {
             case .null: sqlite3_bind_null(handle, index)
             case .integer(let x): sqlite3_bind_int64(handle, index, x)
             case .real(let x): sqlite3_bind_double(handle, index, x)
-            case .text(let s): sqlite3_bind_text(handle, index, s, -1, fetchcast_sqlite_transient())
+            case .text(let s): bindText(index, s)
             case .blob(let b):
                 b.withUnsafeBytes { raw in
                     _ = sqlite3_bind_blob64(handle, index, raw.baseAddress, sqlite3_uint64(raw.count), fetchcast_sqlite_transient())
@@ -143,7 +143,18 @@ public final class Statement {
     public func bindInt(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
-    public func bindText(_ index: Int32, _ value: String) { sqlite3_bind_text(handle, index, value, -1, fetchcast_sqlite_transient()) }
+    /// Binds text with its exact UTF-8 byte length, never as a C string: an id holding a NUL
+    /// must not be cut short there (two ids would become one).
+    public func bindText(_ index: Int32, _ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            // A non-null pointer even for "", which SQLite would otherwise bind as NULL.
+            let empty: StaticString = ""
+            let bytes = UnsafeRawPointer(utf8.baseAddress ?? empty.utf8Start)
+            _ = sqlite3_bind_text64(handle, index, bytes.assumingMemoryBound(to: CChar.self), sqlite3_uint64(utf8.count),
+                                    fetchcast_sqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+    }
 
     /// Steps once: `true` when a row is available, `false` when done.
     @discardableResult @inline(__always)
@@ -171,9 +182,11 @@ public final class Statement {
     @inline(__always) public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     @inline(__always) public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     @inline(__always) public func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
+    /// A text column read with its byte length (a NUL inside the text does not end it).
     public func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: p)
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
     }
     public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     /// Reads a blob column in place (the bytes are SQLite's, valid only inside `body`).

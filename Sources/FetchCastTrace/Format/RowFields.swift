@@ -131,14 +131,41 @@ enum RowDecoder {
             }
             device = EncodedEvent.everyDevice
         } else {
+            try refuseControlCharacters(f, .device)
             device = symbols.intern(deviceBytes)
         }
+        try refuseControlCharacters(f, .app)
         let app = symbols.intern(f.bytes(.app))
         let bytes = try integer(f, .bytes)
         let duration = try integer(f, .durationMs)
         return EncodedEvent(
             timeMicros: parsed.micros, utcOffsetSeconds: parsed.utcOffsetSeconds, device: device, app: app,
             kind: kind, result: result, bytes: bytes, durationMs: duration, line: line)
+    }
+
+    /// Refuses an id holding a control character (U+0000–U+001F, U+007F): a NUL would cut the
+    /// id short in C APIs (two devices becoming one), and the others break terminal and CSV
+    /// output. The column points at the value (its first byte inside quotes).
+    @inline(__always)
+    static func refuseControlCharacters(_ f: RowFields, _ c: TraceColumn) throws(RowProblem) {
+        let b = f.bytes(c)
+        for i in 0..<b.count where b[i] < 0x20 || b[i] == 0x7F {
+            throw RowProblem(column: max(f.column(c), 1), problem: .controlCharacter(
+                column: c.name, value: escapedControls(b), scalar: b[i]))
+        }
+    }
+
+    /// The text of an id with control characters written as `\u{XX}`, safe to print.
+    static func escapedControls(_ b: UnsafeRawBufferPointer) -> String {
+        var out = ""
+        for scalar in text(b).unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func expectation(_ c: TraceColumn) -> String {

@@ -21,13 +21,24 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Problem: Sendable, Hashable {
         case cannotOpen(String)
         case empty
-        case truncatedGzip
+        /// The gzip stream ended before its end marker: after `compressedBytes` raw bytes, with
+        /// `completeLines` whole lines decoded (`nil` until the reader counts them).
+        case truncatedGzip(compressedBytes: Int64, completeLines: Int64?)
         case corruptGzip(String)
         case notUTF8
         case lineTooLong(limit: Int)
         case missingColumn(String)
         case unknownColumn(String)
         case duplicateColumn(String)
+        /// JSON Lines: a required key is missing from the record.
+        case missingKey(String)
+        /// JSON Lines: a key that is not a trace column.
+        case unknownKey(String)
+        /// JSON Lines: a key given twice in one record.
+        case duplicateKey(String)
+        /// A device or app id holding a control character (U+0000–U+001F, U+007F), which would
+        /// not survive storage and display unchanged.
+        case controlCharacter(column: String, value: String, scalar: UInt8)
         case fieldCount(found: Int, expected: Int)
         case unterminatedQuote
         case badTime(String, expected: String)
@@ -54,8 +65,12 @@ extension TraceError.Problem {
             return "cannot read the file: \(reason) (check the path and permissions)"
         case .empty:
             return "the file is empty (expected a CSV header line such as time,device,app,event or JSON Lines)"
-        case .truncatedGzip:
-            return "the gzip stream ends early: the file is truncated (re-copy or re-compress it)"
+        case .truncatedGzip(let compressedBytes, let completeLines):
+            var read = "after \(Plural.count(compressedBytes, "compressed byte"))"
+            if let completeLines {
+                read += completeLines > 0 ? " (the last complete line is line \(completeLines))" : " (before the first complete line)"
+            }
+            return "the gzip stream ends early, \(read): the file is truncated (re-copy or re-compress it)"
         case .corruptGzip(let detail):
             return "the gzip data is corrupt: \(detail) (re-copy or re-compress the file)"
         case .notUTF8:
@@ -69,8 +84,18 @@ extension TraceError.Problem {
             return "unknown column '\(name)' in the header (expected only time,device,app,event,result,bytes,duration_ms)"
         case .duplicateColumn(let name):
             return "column '\(name)' appears twice in the header (expected each column once)"
+        case .missingKey(let name):
+            return "the record has no '\(name)' key (expected the keys time, device, app, event and optionally result, bytes, duration_ms)"
+        case .unknownKey(let name):
+            return "unknown key '\(name)' in the record (expected only the keys time, device, app, event, result, bytes, duration_ms)"
+        case .duplicateKey(let name):
+            return "key '\(name)' appears twice in the record (expected each key once)"
+        case .controlCharacter(let column, let value, let scalar):
+            let hex = String(scalar, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            return "the \(column) id '\(value)' holds the control character \(code) (expected an id without control characters U+0000–U+001F and U+007F, so that it is stored exactly)"
         case .fieldCount(let found, let expected):
-            return "the row has \(found) fields (expected \(expected), as many as the header)"
+            return "the row has \(Plural.count(found, "field")) (expected \(expected), as many as the header)"
         case .unterminatedQuote:
             return "a quoted field is never closed (expected a closing '\"'; double a quote inside a quoted field as \"\")"
         case .badTime(let what, let expected):

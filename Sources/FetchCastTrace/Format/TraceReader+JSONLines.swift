@@ -112,10 +112,10 @@ extension TraceReader {
                 let (kp, kn) = try string()
                 let keyBytes = UnsafeRawBufferPointer(start: kp, count: kn)
                 guard let column = TraceColumn(name: keyBytes) else {
-                    throw RowProblem(column: keyColumn, problem: .unknownColumn(String(decoding: keyBytes, as: UTF8.self)))
+                    throw RowProblem(column: keyColumn, problem: .unknownKey(String(decoding: keyBytes, as: UTF8.self)))
                 }
                 if fields.isPresent(column) {
-                    throw RowProblem(column: keyColumn, problem: .duplicateColumn(column.name))
+                    throw RowProblem(column: keyColumn, problem: .duplicateKey(column.name))
                 }
                 skipSpace()
                 guard i < n, r[i] == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
@@ -150,7 +150,7 @@ extension TraceReader {
         skipSpace()
         guard i == n else { throw fail("text after the end of the object") }
         for c in TraceColumn.allCases where c.isRequired && !fields.isPresent(c) {
-            throw RowProblem(column: 1, problem: .missingColumn(c.name))
+            throw RowProblem(column: 1, problem: .missingKey(c.name))
         }
     }
 }

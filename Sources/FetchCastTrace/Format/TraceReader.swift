@@ -83,10 +83,33 @@ public final class TraceReader {
             end = n
         }
         if end == capacity { return true }
-        let n = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+        let n: Int
+        do {
+            n = try input.read(into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+        } catch {
+            throw withCompleteLines(error)
+        }
         if n == 0 { eof = true; return false }
         end += n
         return true
+    }
+
+    /// A truncated gzip error with the number of whole lines decoded before the cut: the lines
+    /// already handed out plus the line breaks still buffered.
+    private func withCompleteLines(_ error: TraceError) -> TraceError {
+        guard case .truncatedGzip(let compressed, nil) = error.problem else { return error }
+        var lines = line - 1
+        var p = buffer + start
+        var left = end - start
+        while left > 0, let nl = memchr(p, 0x0A, left) {
+            lines += 1
+            let next = UnsafeMutableRawPointer(nl) + 1
+            left -= p.distance(to: next)
+            p = next
+        }
+        var annotated = error
+        annotated.problem = .truncatedGzip(compressedBytes: compressed, completeLines: lines)
+        return annotated
     }
 
     /// Finds the next record: returns its bytes (without the line break) and the line it starts on.

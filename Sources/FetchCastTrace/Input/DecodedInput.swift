@@ -49,6 +49,11 @@ public final class DecodedInput {
         TraceError(file: raw.path, line: 0, column: 0, problem: problem)
     }
 
+    /// The stream ended early: every raw byte was read (the offset is the input's length).
+    private func truncated() -> TraceError {
+        fail(.truncatedGzip(compressedBytes: raw.bytesRead, completeLines: nil))
+    }
+
     /// Reads decoded bytes; returns 0 only at the end of the input.
     /// - Throws: ``TraceError`` for a truncated or corrupt gzip stream.
     public func read(into out: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
@@ -103,7 +108,7 @@ public final class DecodedInput {
             }
             try fillRaw()
             if rawStart == rawEnd && rawEOF {
-                throw fail(.truncatedGzip)
+                throw truncated()
             }
             stream.next_in = UnsafeMutablePointer(mutating: rawChunk.baseAddress!.assumingMemoryBound(to: UInt8.self)) + rawStart
             stream.avail_in = UInt32(rawEnd - rawStart)
@@ -115,7 +120,7 @@ public final class DecodedInput {
             produced = out.count - Int(stream.avail_out)
             switch status {
             case Z_OK, Z_BUF_ERROR:
-                if status == Z_BUF_ERROR && consumed == 0 && produced == 0 && rawEOF { throw fail(.truncatedGzip) }
+                if status == Z_BUF_ERROR && consumed == 0 && produced == 0 && rawEOF { throw truncated() }
             case Z_STREAM_END:
                 memberEnded = true
             default:

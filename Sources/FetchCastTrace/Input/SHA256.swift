@@ -47,7 +47,7 @@ public struct SHA256: Sendable {
         let padTo = (pending.count + 1) <= 56 ? 56 : 120
         tail.append(contentsOf: repeatElement(0, count: padTo - pending.count - 1))
         for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        var block = copy.pending + tail
+        let block = copy.pending + tail
         copy.pending.removeAll()
         block.withUnsafeBytes { raw in
             var o = 0

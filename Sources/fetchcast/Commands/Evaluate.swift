@@ -151,7 +151,7 @@ extension FetchCast {
                     let pooled = try PriorBuilder.population(traces: priorFrom, devices: only, tau: options.tau, options: options.trace)
                     population = pooled
                     if let replayed = options.devices, case let shared = pooled.overlap(with: replayed), shared > 0 {
-                        print("note: \(shared) replayed devices are also in the prior's population; each is replayed with a prior from the others only (leave-one-out)", to: &err)
+                        print("note: \(Plural.count(shared, "replayed device")) \(shared == 1 ? "is" : "are") also in the prior's population; each is replayed with a prior from the others only (leave-one-out)", to: &err)
                     }
                     let hashes = try priorFrom.map { try RawInput.sha256(ofFile: $0) }
                     options.prior = EvaluationOptions.PriorSource(

@@ -79,7 +79,7 @@ extension FetchCast {
                 throw FetchCast.fail("\(error)")
             }
             do {
-                try Exporter.export(request, from: s, to: &out)
+                try Exporter.export(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
             } catch {
                 throw FetchCast.fail("\(error)")
             }

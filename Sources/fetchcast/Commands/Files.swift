@@ -44,7 +44,7 @@ extension FetchCast {
             do {
                 let removed = try s.forget(file)
                 var err = FileSink.standardError()
-                print("forgot \(removed.name): \(removed.rows) events removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
+                print("forgot \(removed.name): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
             } catch {
                 throw FetchCast.fail(error.description)
             }

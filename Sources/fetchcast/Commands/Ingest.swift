@@ -2,13 +2,19 @@ import ArgumentParser
 import FetchCastStore
 import FetchCastTrace
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension FetchCast {
     struct Ingest: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read trace files (CSV or JSON Lines, gzip or plain) into the store.",
             discussion: """
                 Each file is one transaction: strict by default, the first invalid row stops that \
-                file with exit status 1 and it adds nothing (files before it stay ingested). A file \
+                file with exit status 1 and it adds nothing; files before it stay ingested, files \
+                after it are not tried unless --keep-going. A store file this ingest created is \
+                removed again when nothing could be added to it. A file \
                 whose bytes were ingested before adds nothing and is reported as already ingested. \
                 Use - to read standard input. A one-line summary goes to stderr; --format json \
                 prints a JSON summary on stdout.
@@ -31,6 +37,9 @@ extension FetchCast {
         @Option(help: "Summary format on stdout: table prints nothing on stdout; json prints a JSON object.")
         var format: OutputFormat = .table
 
+        @Flag(help: "Go on past a bad file: ingest every good file, report every bad one, and exit 1 at the end if any failed. Each file still adds all of its events or none.")
+        var keepGoing = false
+
         @Flag(help: "No progress line and no summary on stderr.")
         var quiet = false
 
@@ -44,8 +53,26 @@ extension FetchCast {
         }
 
         func run() throws {
-            let s = try store.open(create: true)
+            // A store this ingest creates is removed again when nothing could be added to it.
+            let storeExisted = access(store.path, F_OK) == 0
             var err = FileSink.standardError()
+            let outcome = try ingestFiles(into: try store.open(create: true), err: &err)
+            // The store is closed here (`ingestFiles` held the only reference).
+            if !storeExisted && !outcome.failures.isEmpty && outcome.storeIsEmpty {
+                for suffix in ["", "-wal", "-shm", "-journal"] { unlink(store.path + suffix) }
+                if !quiet { print("removed \(store.path): this ingest created it and added nothing", to: &err) }
+            }
+            if !outcome.failures.isEmpty { throw ExitCode.failure }
+        }
+
+        /// What `ingestFiles` did.
+        private struct Outcome {
+            var failures: [IngestFailure]
+            /// Whether the store holds no file after the ingest.
+            var storeIsEmpty: Bool
+        }
+
+        private func ingestFiles(into s: Store, err: inout FileSink) throws -> Outcome {
             let progress = ProgressLine(enabled: !quiet && err.isTerminal)
             var rejectSink: FileSink?
             var rejectsWritten = 0
@@ -67,8 +94,10 @@ extension FetchCast {
                 onProgress: { p in progress.update(p) })
             let ingestor = Ingestor(store: s, options: options)
             var results: [FileIngestResult] = []
-            var failure: String?
-            for file in files {
+            var failures: [IngestFailure] = []
+            var notTried: [String] = []
+            for (index, file) in files.enumerated() {
+                let message: String
                 do {
                     let r = try ingestor.ingest(path: file)
                     progress.clear()
@@ -77,22 +106,33 @@ extension FetchCast {
                         switch r.status {
                         case .ingested:
                             let rate = r.seconds > 0 ? Double(r.events) / r.seconds : 0
-                            var line = "\(r.path): \(r.events) events in \(CSVField.fixed(r.seconds, decimals: 2)) s (\(Self.human(rate)) events/s)"
-                            if r.rejected > 0 { line += ", \(r.rejected) rejected rows written to \(rejects)" }
+                            var line = "\(r.path): \(Plural.count(r.events, "event")) in \(CSVField.fixed(r.seconds, decimals: 2)) s (\(Self.human(rate)) events/s)"
+                            if r.rejected > 0 { line += ", \(Plural.count(r.rejected, "rejected row")) written to \(rejects)" }
                             print(line, to: &err)
                         case .alreadyIngested:
                             print("\(r.path): already ingested (sha256 \(r.sha256.prefix(12))…); nothing added", to: &err)
                         }
                     }
+                    continue
                 } catch let error as TraceError {
-                    progress.clear()
-                    failure = error.description
-                    break
+                    message = error.description
                 } catch let error as StoreError {
-                    progress.clear()
-                    failure = error.description
-                    break
+                    message = error.description
                 }
+                progress.clear()
+                failures.append(IngestFailure(file: file, error: message))
+                print("error: \(message)", to: &err)
+                if keepGoing {
+                    print("\(file) added nothing; going on with the next file (--keep-going)", to: &err)
+                    continue
+                }
+                let kept = results.map(\.path)
+                print("\(file) added nothing" + (kept.isEmpty ? "." : "; \(kept.joined(separator: ", ")) before it stay ingested."), to: &err)
+                notTried = Array(files[(index + 1)...])
+                if !notTried.isEmpty {
+                    print("not tried: \(notTried.joined(separator: ", ")) (ingest stops at the first bad file; --keep-going ingests every good one)", to: &err)
+                }
+                break
             }
             rejectSink?.flush()
             let added = results.filter { $0.status == .ingested }
@@ -101,20 +141,20 @@ extension FetchCast {
                 var out = FileSink.standardOutput()
                 let summary = IngestSummary(
                     files: results, events: total, rejected: added.reduce(0) { $0 + $1.rejected },
-                    failed: failure, rejectsFile: skipInvalid ? rejects : nil)
+                    failed: failures.first?.error, failures: failures, notTried: notTried,
+                    rejectsFile: skipInvalid ? rejects : nil)
                 print(JSON.encode(summary), to: &out)
                 try FetchCast.finish(out)
             }
-            if let failure {
-                print("error: \(failure)", to: &err)
-                let kept = results.map(\.path)
-                let failedFile = files[results.count]
-                print("\(failedFile) added nothing" + (kept.isEmpty ? "." : "; \(kept.joined(separator: ", ")) before it stay ingested."), to: &err)
-                throw ExitCode.failure
+            if !quiet && files.count > 1 && (failures.isEmpty || keepGoing) {
+                var line = "\(files.count) files: \(Plural.count(total, "event")) added, \(results.count - added.count) already ingested"
+                if !failures.isEmpty {
+                    line += ", \(failures.count) failed (\(failures.map(\.file).joined(separator: ", ")))"
+                }
+                print(line, to: &err)
             }
-            if !quiet && files.count > 1 {
-                print("\(files.count) files: \(total) events added, \(results.count - added.count) already ingested", to: &err)
-            }
+            let storeIsEmpty = added.isEmpty && ((try? s.files())?.isEmpty ?? false)
+            return Outcome(failures: failures, storeIsEmpty: storeIsEmpty)
         }
 
         static func human(_ rate: Double) -> String {
@@ -131,11 +171,23 @@ struct IngestSummary: Codable {
     var files: [FileIngestResult]
     var events: Int64
     var rejected: Int64
+    /// The first failure's message (kept for readers of schema 1; `failures` lists them all).
     var failed: String?
+    /// Every file that failed, with why.
+    var failures: [IngestFailure]
+    /// Files not tried because an earlier one failed (without --keep-going).
+    var notTried: [String]
     var rejectsFile: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, files, events, rejected, failed
+        case schema, files, events, rejected, failed, failures
+        case notTried = "not_tried"
         case rejectsFile = "rejects_file"
     }
+}
+
+/// A file `fetchcast ingest` could not add, and why.
+struct IngestFailure: Codable {
+    var file: String
+    var error: String
 }

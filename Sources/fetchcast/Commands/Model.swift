@@ -22,7 +22,9 @@ extension FetchCast {
             let s = try store.open(create: false)
             var out = FileSink.standardOutput()
             do {
-                let snapshot = try ModelRepository(store: s).refresh(devices: [device])
+                let repository = ModelRepository(store: s)
+                let snapshot = try repository.refresh(devices: [device])
+                if let failure = repository.saveFailure { FetchCast.warnUnsaved(failure) }
                 let view = try ModelView(snapshot: snapshot, device: device, app: app)
                 view.write(to: &out)
             } catch {

@@ -59,7 +59,11 @@ extension FetchCast {
                     notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false
-                try ModelRepository(store: s).forEachBatch(device: device) { snapshot in
+                let repository = ModelRepository(store: s)
+                var unsaved: StoreError?
+                defer { if let unsaved { FetchCast.warnUnsaved(unsaved) } }
+                try repository.forEachBatch(device: device) { snapshot in
+                    if unsaved == nil { unsaved = repository.saveFailure }
                     if snapshot.deviceNames.isEmpty && !noted {
                         var err = FileSink.standardError()
                         print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)

@@ -5,8 +5,15 @@ import FetchCastTrace
 extension FetchCast {
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Summarise the store: devices, apps, events by kind, time span, launches per device-day.",
-            discussion: "Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store that does not exist yet reports zeros.")
+            abstract: "Summarise the store: devices, apps, events by kind, time span, days with launches.",
+            discussion: """
+                Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store \
+                that does not exist yet reports zeros. "Days with launches (device-days)" counts the \
+                distinct (device, local calendar day) pairs with at least one launch; evaluate's \
+                device_days is another measure: each device's span from its first to its last \
+                launch in days (quiet days inside it whole, its first and last day in part), summed \
+                over devices.
+                """)
 
         @OptionGroup var store: StoreOptions
 
@@ -34,8 +41,8 @@ extension FetchCast {
                     ("apps", String(stats.apps)),
                     ("first event", stats.firstEvent ?? "-"),
                     ("last event", stats.lastEvent ?? "-"),
-                    ("active device-days", String(stats.activeDeviceDays)),
-                    ("launches per device-day", CSVField.fixed(stats.launchesPerDeviceDay, decimals: 1)),
+                    ("days with launches (device-days)", String(stats.activeDeviceDays)),
+                    ("launches per day with launches", CSVField.fixed(stats.launchesPerDeviceDay, decimals: 1)),
                 ]
                 let width = rows.map(\.0.count).max() ?? 0
                 for (k, v) in rows {

@@ -20,7 +20,7 @@ final class ProgressLine {
             }
         }
         let rate = p.seconds > 0 ? Double(p.events) / p.seconds : 0
-        line += ", \(p.events) events, \(FetchCast.Ingest.human(rate)) events/s"
+        line += ", \(Plural.count(p.events, "event")), \(FetchCast.Ingest.human(rate)) events/s"
         err.write(line)
         shown = true
     }

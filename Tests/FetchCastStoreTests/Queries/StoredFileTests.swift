@@ -59,7 +59,7 @@ struct StoredFileTests {
         let fixture = try TwoFiles()
         let (store, a) = (fixture.store, fixture.a)
         let before = try store.eventRows()
-        try store.forget(a)
+        _ = try store.forget(a)
         let result = try store.ingest(a)
         #expect(result.status == .ingested)
         #expect(try store.eventRows() == before)
@@ -69,7 +69,7 @@ struct StoredFileTests {
         let fixture = try TwoFiles()
         let (store, a) = (fixture.store, fixture.a)
         try store.connection.execute("INSERT INTO model_state(key, watermark, state) VALUES ('m', 1, x'00')")
-        try store.forget(a)
+        _ = try store.forget(a)
         #expect(try store.connection.scalarInt("SELECT count(*) FROM model_state") == 0)
     }
 
@@ -103,7 +103,7 @@ struct StoredFileTests {
         #expect(error?.message.contains("matches 2 files") == true)
         #expect(try store.dump() == before)
         // The full hash still picks one.
-        try store.forget(try store.files()[1].sha256)
+        _ = try store.forget(try store.files()[1].sha256)
         #expect(try store.files().count == 1)
     }
 }

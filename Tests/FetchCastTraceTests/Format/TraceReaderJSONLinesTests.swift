@@ -30,9 +30,6 @@ struct TraceReaderJSONLinesTests {
         (#"d\"1"#, "d\"1"),
         (#"back\\slash"#, "back\\slash"),
         (#"a\/b"#, "a/b"),
-        (#"tab\there"#, "tab\there"),
-        (#"new\nline"#, "new\nline"),
-        (#"\b\f\r"#, "\u{8}\u{c}\r"),
         (#"caf\u00e9"#, "café"),
         (#"caf\u00E9"#, "café"),
         (#"\u5e94\u7528"#, "应用"),
@@ -44,6 +41,22 @@ struct TraceReaderJSONLinesTests {
         let trace = try readTrace(text: #"{"time":"2013-11-09T22:36:45Z","device":"\#(json)","app":"\#(json)!","event":"launch"}"#, name: "t.jsonl")
         #expect(trace.events.map(\.device) == [value])
         #expect(trace.events.map(\.app) == [value + "!"])
+    }
+
+    /// Escapes that decode to control characters decode exactly, and are then refused in an id.
+    @Test(arguments: [
+        (#"tab\there"#, #"tab\u{9}here"#),
+        (#"new\nline"#, #"new\u{A}line"#),
+        (#"\b\f\r"#, #"\u{8}\u{C}\u{D}"#),
+        (#"nul\u0000"#, #"nul\u{0}"#),
+        (#"del\u007f"#, #"del\u{7F}"#),
+    ])
+    func unescapesControlCharactersAndRefusesThemInIds(json: String, shown: String) throws {
+        let device = try traceError(text: #"{"time":"2013-11-09T22:36:45Z","device":"\#(json)","app":"a","event":"launch"}"#, name: "t.jsonl")
+        #expect(device.map { caseName($0.problem) } == "controlCharacter")
+        #expect(device?.problem.message.hasPrefix("the device id '\(shown)' holds the control character U+") == true, "\(String(describing: device))")
+        let app = try traceError(text: #"{"time":"2013-11-09T22:36:45Z","device":"d","app":"\#(json)","event":"launch"}"#, name: "t.jsonl")
+        #expect(app?.problem.message.hasPrefix("the app id '\(shown)'") == true, "\(String(describing: app))")
     }
 
     @Test func readsNumbersAndNulls() throws {

@@ -66,6 +66,34 @@ struct DecodedInputTests {
         #expect(error?.description.hasPrefix("\(path): the gzip stream ends early") == true, "\(String(describing: error))")
     }
 
+    @Test func saysHowFarATruncatedGzipWasRead() throws {
+        // 3,000 lines compress to a few kilobytes; cut the file at two thirds.
+        var text = header
+        for i in 0..<3_000 { text += "\(1_384_036_605 + i),dev-\(i % 7),com.app\(i % 5),launch,,,\(i)\n" }
+        let dir = try TemporaryDirectory()
+        let bytes = try TemporaryDirectory.gzip(Array(text.utf8))
+        let kept = bytes.count * 2 / 3
+        let path = try dir.write("cut.csv.gz", bytes: Array(bytes.prefix(kept)))
+        let error = try #require(traceError(path))
+        guard case .truncatedGzip(let compressed, let lines) = error.problem else {
+            Issue.record("expected a truncated gzip, got \(error)")
+            return
+        }
+        #expect(compressed == Int64(kept))
+        // Every complete line decoded before the cut: at least one, fewer than all 3,001.
+        let complete = try #require(lines)
+        #expect(complete > 1 && complete < 3_001, "\(complete)")
+        #expect(error.description == "\(path): the gzip stream ends early, after \(kept) compressed bytes (the last complete line is line \(complete)): the file is truncated (re-copy or re-compress it)")
+    }
+
+    @Test func saysWhenATruncatedGzipHeldNoCompleteLine() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("header.gz", bytes: [0x1f, 0x8b, 0x08, 0x00, 0x00])
+        let error = try #require(traceError(path))
+        #expect(error.problem == .truncatedGzip(compressedBytes: 5, completeLines: 0))
+        #expect(error.description.contains("after 5 compressed bytes (before the first complete line)"), "\(error)")
+    }
+
     @Test func reportsAGzipCutInsideItsHeader() throws {
         let dir = try TemporaryDirectory()
         let path = try dir.write("header.gz", bytes: [0x1f, 0x8b, 0x08, 0x00, 0x00])

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds fetchcast (release) and installs the binary into $PREFIX/bin, default ~/.local/bin:
+#   scripts/install.sh                        # ~/.local/bin/fetchcast, no sudo
+#   PREFIX=/usr/local scripts/install.sh      # /usr/local/bin/fetchcast (may need sudo)
+# Says where it installed and whether that directory is on PATH. Safe to re-run.
+# FETCHCAST=path/to/fetchcast installs that binary instead of building one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix=${PREFIX:-$HOME/.local}
+bindir="$prefix/bin"
+if [ -n "${FETCHCAST:-}" ]; then
+  bin=$FETCHCAST  # a binary built already (the tests use this); nothing is built
+else
+  scripts/setup.sh
+  echo "building fetchcast (release; the first build takes a minute or two)…" >&2
+  if ! log=$(swift build -c release --product fetchcast 2>&1); then
+    echo "$log" >&2
+    echo "error: the release build failed (see above)" >&2
+    exit 1
+  fi
+  bin=$(swift build -c release --show-bin-path)/fetchcast
+fi
+mkdir -p "$bindir"
+install -m 0755 "$bin" "$bindir/fetchcast"
+echo "installed $bindir/fetchcast ($("$bindir/fetchcast" --version))" >&2
+case ":$PATH:" in
+  *":$bindir:"*)
+    echo "$bindir is on your PATH: run fetchcast --help" >&2 ;;
+  *)
+    echo "$bindir is not on your PATH; add it (e.g. to ~/.bashrc or ~/.zshrc):" >&2
+    echo "  export PATH=\"$bindir:\$PATH\"" >&2
+    echo "or run $bindir/fetchcast directly" >&2 ;;
+esac
