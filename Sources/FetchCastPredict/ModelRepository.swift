@@ -83,6 +83,48 @@ public final class ModelRepository {
 
         /// What the other devices say, translated to this device's app ids.
         public func prior(for device: Int64) -> DevicePrior { priors[device] ?? .none }
+
+        /// Refolds a device's model from the events before an instant (`nil` for an unknown
+        /// device): what a plan from inside the history must start from.
+        var rewind: ((Int64, Double) throws -> DeviceModel?)?
+
+        /// The device's model as it was just before `time`: the stored one when it has seen
+        /// nothing at or after `time`, else one folded from the store's events before `time`.
+        /// - Complexity: O(1) for a time after the device's history; otherwise O(the store's
+        ///   events of the device and publishes to every device), read in id order.
+        public func model(of device: Int64, before time: Double) throws -> DeviceModel? {
+            guard let model = models[device] else { return nil }
+            guard let seen = model.lastObservedTime, seen >= time, let rewind else { return model }
+            return try rewind(device, time)
+        }
+    }
+
+    /// The model of `device` folded from the store's events strictly before `time`, exactly as
+    /// the fold would have left it then (publishes to every device included, content adopted
+    /// from them when the device first appears).
+    func model(of device: Int64, before time: Double) throws -> DeviceModel? {
+        let limit = Int64((time * 1_000_000).rounded(.up))
+        var everyone = DeviceModel(configuration: configuration)
+        var model: DeviceModel?
+        try store.readTransaction {
+            try store.scanEvents(afterID: 0, devices: device...device) { e in
+                guard e.timeMicros < limit else { return }
+                let event = DeviceEvent(
+                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
+                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
+                if e.device != nil {
+                    if model == nil {
+                        model = DeviceModel(configuration: configuration)
+                        model!.adoptContent(from: everyone)
+                    }
+                    model!.observe(event)
+                } else {
+                    everyone.observe(event)
+                    model?.observe(event)
+                }
+            }
+        }
+        return model
     }
 
     /// Folds new events into the persisted models and returns the state of `devices` (every
@@ -138,7 +180,7 @@ public final class ModelRepository {
             }
         }
         return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
-                        deviceIDs: names.deviceIDs)
+                        deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) })
     }
 
     /// Brings the model up to date, then calls `body` with snapshots of `device` alone, or of

@@ -35,7 +35,10 @@ public struct PredictionRequest: Sendable, Hashable {
     public var device: String?
     /// Only this app (by name); otherwise the device's top apps by sessions.
     public var app: String?
-    /// Plan from this instant (Unix seconds); default: each device's last event.
+    /// Only these apps (by name), planned together (one daily cap); with ``app``, that one too.
+    public var apps: [String] = []
+    /// Plan from this instant (Unix seconds), from the events before it (a time inside the
+    /// history refolds the device's events before it); default: each device's last event.
     public var at: Double?
     /// No fetch before this instant (Unix seconds), like `earliestBeginDate`; the plan then covers
     /// the 24 hours from it.
@@ -80,17 +83,20 @@ public enum Predictor {
         } else {
             devices = snapshot.models.keys.sorted { ModelRepository.precedes(snapshot.deviceNames[$0] ?? "", snapshot.deviceNames[$1] ?? "") }
         }
-        var appFilter: Int32?
-        if let name = request.app {
+        var appFilter: [Int32] = []
+        for name in (request.app.map { [$0] } ?? []) + request.apps {
             guard let id = snapshot.app(named: name) else {
                 throw PredictionError(description: "no app '\(name)' in the store (app ids are case-sensitive)")
             }
-            appFilter = Int32(truncatingIfNeeded: id)
+            let app = Int32(truncatingIfNeeded: id)
+            if !appFilter.contains(app) { appFilter.append(app) }
         }
         var out: [Prediction] = []
         for device in devices {
-            guard let model = snapshot.models[device], let last = model.lastEventTime else { continue }
-            let apps = appFilter.map { [$0] } ?? model.appsBySessions(limit: request.topApps)
+            guard var model = snapshot.models[device], let last = model.lastEventTime else { continue }
+            if let at = request.at { model = try snapshot.model(of: device, before: at) ?? model }
+            guard model.lastEventTime != nil else { continue }
+            let apps = appFilter.isEmpty ? model.appsBySessions(limit: request.topApps) : appFilter
             let start = request.at ?? last
             var configuration = SchedulerConfiguration(budget: request.budget)
             let notBefore = max(start, request.notBefore ?? start)

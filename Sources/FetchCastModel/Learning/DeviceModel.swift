@@ -292,6 +292,14 @@ public struct DeviceModel: Sendable, Codable {
     /// When the app's cache was last refreshed (launch or fetch).
     public func lastRefresh(of app: Int32) -> Double? { apps[app]?.lastRefresh }
 
+    /// The latest instant the model has seen: its last event or the last publish it learned
+    /// from (publishes do not move ``lastEventTime``).
+    public var lastObservedTime: Double? {
+        var latest = lastEventTime
+        for c in content.values { if let p = c.lastPublish { latest = max(latest ?? p, p) } }
+        return latest
+    }
+
     /// When the app was last fetched (any result).
     public func lastFetch(of app: Int32) -> Double? { apps[app]?.lastFetch }
 

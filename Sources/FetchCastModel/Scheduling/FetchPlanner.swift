@@ -34,7 +34,8 @@ public enum FetchPlanner {
     public static let step = 300.0
 
     /// Plans fetches in `[from, from + horizon)` from what `model` knows (the events before
-    /// `from`).
+    /// `from`). Ties between apps go by their order in `apps` (a plan does not depend on how
+    /// apps are numbered); the plan is in time order, then that order.
     ///
     /// Candidates are `from` itself and every ``step`` after it, per app, each valued with the one
     /// valuation (at `from`, reacting to a launch at most 2 s earlier, as the live policy does one
@@ -56,12 +57,14 @@ public enum FetchPlanner {
         let begin = max(start, configuration.notBefore ?? start)
         let offset = model.lastOffset
         let trigger = model.trigger(at: begin)
-        struct Candidate { var app: Int32; var time: Double; var valuation: FetchValuation }
+        // Ties go by the apps' order in `apps`, never by their ids: a store and a replay number
+        // apps differently, and must plan alike.
+        struct Candidate { var app: Int32; var rank: Int; var time: Double; var valuation: FetchValuation }
         var candidates: [Candidate] = []
         candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
         var outlooks: [Int32: AppOutlook] = [:]
         var refreshes: [Int32: Double] = [:]
-        for app in apps {
+        for (rank, app) in apps.enumerated() {
             // Everything per app is gathered once, not per candidate.
             let outlook = model.outlook(app: app, now: start, prior: prior, allRates: true)
             outlooks[app] = outlook
@@ -94,13 +97,13 @@ public enum FetchPlanner {
                     outlook, at: g, refreshed: refreshed, newData: newData, trigger: trigger, prior: prior,
                     liftWeight: configuration.coUsageLiftWeight)
                 if v.value >= configuration.planMinimumValue {
-                    candidates.append(Candidate(app: app, time: g, valuation: v))
+                    candidates.append(Candidate(app: app, rank: rank, time: g, valuation: v))
                 }
             }
         }
         // A total order (value, then earlier, then lower app id), so the generation order above
         // does not matter.
-        candidates.sort { ($0.valuation.value, $1.time, $1.app) > ($1.valuation.value, $0.time, $0.app) }
+        candidates.sort { ($0.valuation.value, $1.time, $1.rank) > ($1.valuation.value, $0.time, $0.rank) }
         var chosen: [Candidate] = []
         var chosenTimes: [Int32: [Double]] = [:]
         var perDay: [Int: Int] = [:]
@@ -114,7 +117,7 @@ public enum FetchPlanner {
             chosenTimes[c.app, default: []].append(c.time)
             perDay[day] = used + 1
         }
-        chosen.sort { ($0.time, $0.app) < ($1.time, $1.app) }
+        chosen.sort { ($0.time, $0.rank) < ($1.time, $1.rank) }
         // Each planned fetch refreshes the cache: the next one of the same app finds only what
         // appears after it. Values were computed against the last real refresh; recompute the
         // chance of new data from the previous planned fetch and drop the fetches that no
@@ -202,6 +205,7 @@ public enum FetchPlanner {
         }
         guard !joined.isEmpty else { return }
         plan += joined
-        plan.sort { ($0.time, $0.app) < ($1.time, $1.app) }
+        let rank = Dictionary(apps.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        plan.sort { ($0.time, rank[$0.app] ?? 0) < ($1.time, rank[$1.app] ?? 0) }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import FetchCastPredict
 import FetchCastStore
@@ -21,10 +22,10 @@ extension FetchCast {
         @Option(help: "Only this device (default: every device).")
         var device: String?
 
-        @Option(help: "Only this app (default: the device's 5 apps with the most sessions).")
-        var app: String?
+        @Option(help: "Only this app; repeat it to plan several apps together under one daily cap (default: the device's 5 apps with the most sessions).")
+        var app: [String] = []
 
-        @Option(help: ArgumentHelp("Plan from this time: ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
+        @Option(help: ArgumentHelp("Plan from this time, from the events before it: `now` (the clock: what a live backend asks), ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
         var at: String?
 
         @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
@@ -40,7 +41,7 @@ extension FetchCast {
         var format: TabularFormat = .table
 
         func validate() throws {
-            if let at, Timestamp.parseArgument(at) == nil {
+            if let at, at != "now", Timestamp.parseArgument(at) == nil {
                 throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
             if let notBefore, Timestamp.parseArgument(notBefore) == nil {
@@ -54,9 +55,11 @@ extension FetchCast {
             let s = try store.open(create: false)
             var predictions: [Prediction] = []
             do {
-                let request = PredictionRequest(
-                    device: device, app: app, at: at.flatMap(Timestamp.parseArgument),
+                let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
+                var request = PredictionRequest(
+                    device: device, at: start,
                     notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
+                request.apps = app
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false
                 let repository = ModelRepository(store: s)

@@ -1,0 +1,99 @@
+import FetchCastTrace
+import Foundation
+import Testing
+
+/// What we serve is what we measure: the plans the `planned` policy followed in a replay are
+/// exactly what `fetchcast predict --at T --format json` answers from a store holding the same
+/// events before T (the trace's launches and the fetch results the policy's client reported).
+///
+/// Each device is replayed and stored on its own: a device's population prior comes from the
+/// other devices, and in the store those devices' events would include their own policy's
+/// fetches, which a replay's prior cannot know before it has run.
+struct PlannedMatchesPredictCLITests {
+    struct PredictionRecord: Decodable {
+        var app: String
+        var fetch_at_unix: Double
+        var launch_probability: Double
+        var new_data_probability: Double
+    }
+
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
+
+    /// The lines of a gzip or plain text file.
+    static func lines(_ path: String) throws -> [Substring] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -dcf \"$0\"", path]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0, "cannot read \(path)")
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+    }
+
+    @Test(arguments: ["19_F", "20_M", "1_M"])
+    func predictAnswersThePlanThePlannedPolicyFollowed(device: String) throws {
+        let w = try Workspace()
+        let sample = try Self.lines(Self.sample)
+        let header = String(sample[0])
+        let rows = sample.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[1] == device }
+        try #require(rows.count > 500)
+        try w.write("trace.csv", ([header] + rows.map(String.init)).joined(separator: "\n") + "\n")
+        let replay = try w.run([
+            "evaluate", "trace.csv", "--policies", "planned", "--budgets", "24", "--replan-on-event", "--detail", "--quiet",
+            "--out", "out",
+        ])
+        try #require(replay.status == 0, "\(replay.err)")
+
+        // The policy's fetches, as its client would report them: fetch rows, before the
+        // launches at the same instant (the replay makes a wakeup's fetches before them).
+        var events: [(time: Double, order: Int, line: String)] = rows.map { row in
+            (Timestamp.parseArgument(String(row.prefix { $0 != "," }))!, 1, String(row))
+        }
+        let fetches = try Self.lines(w.path("out/fetches.csv.gz")).dropFirst()
+        try #require(!fetches.isEmpty)
+        for f in fetches {
+            let c = f.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            // policy,budget,device,fetch_id,app,time,result,...
+            events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,"))
+        }
+        events.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        try w.write("reported.csv", ([header] + events.map(\.line)).joined(separator: "\n") + "\n")
+        let ingest = try w.run(["ingest", "reported.csv", "--db", "store.sqlite"])
+        try #require(ingest.status == 0, "\(ingest.err)")
+
+        // The fetch-enabled apps: the 5 most launched, ties by id (replay semantics rule 1).
+        var launches: [String: Int] = [:]
+        for row in rows { launches[String(row.split(separator: ",")[2]), default: 0] += 1 }
+        let apps = launches.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(5).map(\.key)
+
+        // Plans by the time they were asked for: planned_at,app,fetch_at,fetch_at_unix,p_launch,p_new
+        var plans: [String: [[String]]] = [:]
+        var order: [String] = []
+        for line in try Self.lines(w.path("out/plans.csv.gz")).dropFirst() {
+            let c = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if plans[c[3]] == nil { order.append(c[3]) }
+            plans[c[3], default: []].append(Array(c[3...8]))
+        }
+        try #require(order.count > 100, "the policy asked for plans")
+        // Four moments spread over the replay, each asked of the CLI.
+        for at in stride(from: order.count / 5, to: order.count, by: order.count / 5).prefix(4).map({ order[$0] }) {
+            let expected = plans[at]!
+            let r = try w.run(
+                ["predict", "--db", "store.sqlite", "--device", device, "--at", at, "--budget", "24", "--count", "1000", "--format", "json"]
+                    + apps.flatMap { ["--app", $0] })
+            #expect(r.status == 0, "\(r.err)")
+            let got = try r.out.split(separator: "\n").map { try JSONDecoder().decode(PredictionRecord.self, from: Data($0.utf8)) }
+            #expect(got.count == expected.count, "at \(at): predict lists \(got.count), the policy's plan \(expected.count)")
+            for (g, e) in zip(got, expected) {
+                #expect(g.app == e[1], "at \(at)")
+                #expect(abs(g.fetch_at_unix - Double(e[3])!) < 1e-6, "at \(at): \(g.fetch_at_unix) vs \(e[3])")
+                #expect(abs(g.launch_probability - Double(e[4])!) < 5e-7, "at \(at)")
+                #expect(abs(g.new_data_probability - Double(e[5])!) < 5e-7, "at \(at)")
+            }
+        }
+    }
+}
