@@ -79,10 +79,23 @@ public enum FetchPlanner {
             let contentRates = model.contentRates(app: app, now: start)
             var expectedContent = 0.0
             var integratedUntil = since
+            // Beyond τ from the start a moment is valued by the hour-of-week rates alone, so its
+            // session chance is at most 1 − exp(−max rate of its (at most two) slots × τ): a
+            // moment whose bound is under the floor is skipped unvalued (exactly: it could not
+            // be a candidate).
+            let rates = outlook.rates!
+            let rateCut = tau <= 3600 ? -log(1 - min(configuration.planMinimumValue, 0.999_999)) * 3600 / tau : .infinity
+            var slot = HourOfWeek.slot(begin, offset: offset)
+            var hourEnd = ((begin + Double(offset)) / 3600).rounded(.down) * 3600 + 3600 - Double(offset)
             var g = begin
             while g < start + horizon {
                 defer { g += step }
+                while g >= hourEnd {
+                    slot = (slot + 1) % HourOfWeek.count
+                    hourEnd += 3600
+                }
                 guard g >= earliest else { continue }
+                if g - start > tau, max(rates[slot], rates[(slot + 1) % HourOfWeek.count]) < rateCut { continue }
                 var newData = 1.0
                 if let contentRates {
                     if g > integratedUntil {

@@ -45,7 +45,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Scratch directory (default: a new one under /tmp).", valueName: "dir"))
         var workDir: String?
 
-        @Option(help: ArgumentHelp("The trace for `bench predict` (default: ../shared/data/ubiqlog-dev.csv.gz when present, else Data/ubiqlog-sample.csv.gz).", valueName: "file"))
+        @Option(help: ArgumentHelp("The trace for `bench predict` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
         var trace: String?
 
         @Option(help: "CLI calls timed by `bench predict`.")
@@ -116,8 +116,7 @@ extension FetchCast {
         }
 
         private func runPredict(directory: String, log: inout FileSink) throws {
-            var path = trace ?? "../shared/data/ubiqlog-dev.csv.gz"
-            if trace == nil && access(path, R_OK) != 0 { path = "Data/ubiqlog-sample.csv.gz" }
+            let path = trace ?? "Data/ubiqlog-sample.csv.gz"
             let r: PredictBenchmark.Result
             do {
                 r = try PredictBenchmark.run(trace: path, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
