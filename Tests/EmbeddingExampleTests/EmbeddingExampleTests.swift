@@ -55,9 +55,46 @@ struct EmbeddingExampleTests {
         #expect(FetchScheduler(restoring: nil).model.eventCount == 0)
     }
 
+    /// The other way to embed (docs/model.md): an OS, launcher or SDK that sees every launch
+    /// runs ``LearnedPolicy`` live, with the calls the page shows.
+    @Test func theLivePolicyFetchesAheadOfLaunchesThroughTheDocumentedCalls() throws {
+        let apps = FetchScheduler.appNames.indices.map { Int32($0) }
+        var policy = LearnedPolicy(apps: apps, model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24), prior: .none)
+        var fetched: [(app: Int32, time: Double)] = []
+        var launches: [(app: Int32, time: Double)] = []
+        for event in SimulatedWeek.events() where event.result == nil {
+            let time = event.date.timeIntervalSince1970
+            // A timer armed for `nextWakeup` fires before this launch.
+            while let wakeup = policy.nextWakeup, wakeup <= time {
+                var fetches: [PlannedFetch] = []
+                policy.wake(at: wakeup, into: &fetches)
+                for fetch in fetches {
+                    fetched.append((fetch.app, wakeup))
+                    policy.didFetch(app: fetch.app, at: wakeup, result: .newData)
+                }
+            }
+            let app = try #require(FetchScheduler.id(of: event.app))
+            launches.append((app, time))
+            policy.observe(DeviceEvent(time: time, utcOffsetSeconds: 3600, app: app, kind: .launch))
+        }
+        #expect(!fetched.isEmpty)
+        #expect(fetched.allSatisfy { apps.contains($0.app) })
+        // At most 24 a local day (UTC+01:00).
+        let perDay = Dictionary(grouping: fetched) { Int(($0.time + 3600) / 86_400) }
+        #expect(perDay.values.allSatisfy { $0.count <= 24 })
+        // Some launches found their app fetched within the 30 minutes before.
+        let fresh = launches.filter { launch in
+            fetched.contains { $0.app == launch.app && $0.time < launch.time && launch.time - $0.time <= 1800 }
+        }
+        #expect(!fresh.isEmpty)
+        let restored = try DeviceModel(binary: policy.model.binaryEncoded())
+        #expect(restored.eventCount == policy.model.eventCount)
+    }
+
     @Test func theBuiltExamplePrintsFutureDatesAndAnIdenticalRestoredPlan() throws {
         let process = Process()
-        process.executableURL = try #require(Self.executable)
+        let executable = try #require(Self.executable(), "EmbeddingExample not built next to the test bundle")
+        process.executableURL = executable
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -89,7 +126,7 @@ struct EmbeddingExampleTests {
 
     /// The `EmbeddingExample` binary SwiftPM built next to this test bundle (the test target
     /// depends on it).
-    static let executable: URL? = {
+    static func executable() -> URL? {
         var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
         #if os(Linux)
         starts.insert(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), at: 0)
@@ -104,5 +141,5 @@ struct EmbeddingExampleTests {
             }
         }
         return nil
-    }()
+    }
 }
