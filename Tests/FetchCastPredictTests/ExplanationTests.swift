@@ -67,6 +67,11 @@ struct ExplanationTests {
             + "coalesced with com.viber.voip")
     }
 
+    /// Reasons only other policies make (a retry, say) keep the worded chance and add their own.
+    @Test func aReasonThePlannerDoesNotMakeIsStillWordedByStrength() {
+        #expect(Self.reason(p: 0.3, reason: .retry) == "19_F often opens com.whatsapp 09:03–09:33 on weekdays (p=0.30); retry after failure")
+    }
+
     @Test(arguments: [(0.7, "likely", "0.70"), (0.3, "possible", "0.30"), (0.2, "unlikely", "0.20")])
     func wordsTheChanceOfNewContentByItsBand(p: Double, words: String, printed: String) {
         #expect(Self.reason(p: 0.6, newData: p).hasSuffix("(p=0.60); new content \(words) (p=\(printed))"))
