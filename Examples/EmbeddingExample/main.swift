@@ -23,28 +23,29 @@ print("learned from \(SimulatedWeek.weeks) weeks: \(launches) launches, \(week.c
 // 3. Monday morning: the plan for the next 24 hours, and the date each app puts in
 //    BGAppRefreshTaskRequest.earliestBeginDate.
 let now = SimulatedWeek.now
-let formatter = DateFormatter()
-formatter.locale = Locale(identifier: "en_US_POSIX")
-formatter.timeZone = SimulatedWeek.timeZone
-formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssxxx"
-func clock(_ time: Double) -> String {
-    formatter.string(from: Date(timeIntervalSince1970: time)).dropFirst(11).prefix(5).description
+func formatter(_ format: String) -> DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = SimulatedWeek.timeZone
+    formatter.dateFormat = format
+    return formatter
 }
+let iso = formatter("yyyy-MM-dd'T'HH:mm:ssxxx"), clock = formatter("HH:mm")
 func padded(_ text: String) -> String { text.padding(toLength: 21, withPad: " ", startingAt: 0) }
 
-print("now: \(formatter.string(from: now))")
+print("now: \(iso.string(from: now))")
 let plan = scheduler.plan(at: now)
 print("plan for the next 24 h (\(plan.count) fetches):")
 for fetch in plan.prefix(8) {
     let p = String(format: "p_launch %.2f  p_new %.2f", fetch.launchProbability, fetch.newDataProbability)
-    print("  \(clock(fetch.time))  \(padded(FetchScheduler.name(of: fetch.app)))  \(p)  \(fetch.reason.describe(FetchScheduler.name(of:)))")
+    print("  \(clock.string(from: Date(timeIntervalSince1970: fetch.time)))  \(padded(FetchScheduler.name(of: fetch.app)))  \(p)  \(fetch.reason.describe(FetchScheduler.name(of:)))")
 }
 if plan.count > 8 { print("  … \(plan.count - 8) more") }
 print("BGAppRefreshTaskRequest.earliestBeginDate:")
 for app in FetchScheduler.appNames {
     if let date = scheduler.earliestBeginDate(for: app, now: now) {
         let minutes = Int((date.timeIntervalSince(now) / 60).rounded())
-        print("  \(padded(app))  \(formatter.string(from: date))  (in \(minutes) min)")
+        print("  \(padded(app))  \(iso.string(from: date))  (in \(minutes) min)")
     } else {
         print("  \(padded(app))  none worth it in the next 24 h: ask again at the next launch")
     }
