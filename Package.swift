@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "FetchCast",
-    platforms: [.macOS(.v13)],
+    // Mutex (Synchronization) needs macOS 15 / iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fetchcast", targets: ["fetchcast"]),
         .library(name: "FetchCastCore", targets: ["FetchCastCore"]),
@@ -39,6 +40,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What an app or SDK would write (docs/model.md, "Embedding the scheduler in an app"):
+        // the model and planner only, no SQLite. Not part of the `fetchcast` product.
+        .executableTarget(
+            name: "EmbeddingExample",
+            dependencies: ["FetchCastCore", "FetchCastModel"],
+            path: "Examples/EmbeddingExample"
+        ),
         .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore"]),
         .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace"]),
         .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace"]),
@@ -50,6 +58,7 @@ let package = Package(
             dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "EmbeddingExampleTests", dependencies: ["EmbeddingExample", "FetchCastModel"]),
     ],
     swiftLanguageModes: [.v6]
 )

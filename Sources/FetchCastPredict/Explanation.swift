@@ -1,8 +1,55 @@
 import FetchCastModel
 import FetchCastTrace
 
-/// Short human reasons for scheduling decisions.
+/// Short human reasons for scheduling decisions, worded no stronger than their probabilities.
 enum Explanation {
+    /// How a reason words a probability: the one place where its bands are set. A chance is
+    /// banded as printed (rounded to two decimals), so the words and the number agree.
+    enum Strength: CaseIterable {
+        /// p ≥ 0.5: more often than not.
+        case usually
+        /// 0.25 ≤ p < 0.5.
+        case often
+        /// 0.1 ≤ p < 0.25.
+        case sometimes
+        /// p < 0.1.
+        case rarely
+
+        /// The band of `probability`.
+        init(_ probability: Double) {
+            let p = (probability * 100).rounded() / 100
+            switch p {
+            case 0.5...: self = .usually
+            case 0.25..<0.5: self = .often
+            case 0.1..<0.25: self = .sometimes
+            default: self = .rarely
+            }
+        }
+
+        /// "usually opens" (`plural`: "usually open").
+        func opens(plural: Bool) -> String {
+            switch self {
+            case .usually: plural ? "usually open" : "usually opens"
+            case .often: plural ? "often open" : "often opens"
+            case .sometimes: plural ? "sometimes open" : "sometimes opens"
+            case .rarely: "may open"
+            }
+        }
+
+        /// How likely new content is, in words.
+        var content: String {
+            switch self {
+            case .usually: "likely"
+            case .often: "possible"
+            case .sometimes, .rarely: "unlikely"
+            }
+        }
+    }
+
+    /// Fewer present-day weighted sessions of an app than this and the device's times for it
+    /// come mostly from other devices (the prior), and the reason says so.
+    static let ownHistorySessions = 5.0
+
     static func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded()) % 86_400
         let h = s / 3600, m = s % 3600 / 60
@@ -15,24 +62,55 @@ enum Explanation {
         (0..<HourOfWeek.count).reduce(0.0) { $0 + model.sessionCount(app: app, slot: $1, now: now) }
     }
 
+    /// Why the planner chose `fetch`, e.g. "19_F sometimes opens com.whatsapp 09:03–09:33 on
+    /// weekdays (p=0.20)", "right after com.tencent.mm, 19_F often opens com.viber.voip within
+    /// 30 min (p=0.31)"; with little history of its own, "devices like 19_F … (p=0.20; from
+    /// other devices: 19_F has little history of com.whatsapp)".
     static func reason(for fetch: ScheduledFetch, device: String, model: DeviceModel, tau: Double, ownSessions: Double? = nil,
                        name: (Int32) -> String) -> String {
-        let local = fetch.time + Double(model.lastOffset)
-        let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
-        let slot = HourOfWeek.slot(fetch.time, offset: model.lastOffset)
-        let day = slot / 24
-        let dayText = day >= 5 ? "on weekends" : "on weekdays"
+        let app = name(fetch.app)
         let now = model.lastEventTime ?? fetch.time
         let ownSessions = ownSessions ?? Self.ownSessions(app: fetch.app, model: model, now: now)
         // With little history of its own, the device's times come from other devices (the prior).
-        let who = ownSessions < 5 ? "devices like \(device) usually open" : "\(device) usually opens"
-        var text = "\(who) \(name(fetch.app)) \(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(dayText) (p=\(CSVField.fixed(fetch.launchProbability, decimals: 2)))"
+        let fromOthers = ownSessions < ownHistorySessions
+        let who = fromOthers ? "devices like \(device)" : device
+        let opens = Strength(fetch.launchProbability).opens(plural: fromOthers)
+        var p = "p=" + fixed(fetch.launchProbability)
+        if fromOthers { p += "; from other devices: \(device) has little history of \(app)" }
+        var text: String
+        switch fetch.reason {
+        case .coUsage(let after, _):
+            text = "right after \(name(after)), \(who) \(opens) \(app) within \(minutes(tau)) (\(p))"
+        case .likelyLaunch, .coalesced:
+            text = "\(who) \(opens) \(app) \(window(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
+        case .interval, .oracle, .hourly, .retry, .weekly:
+            // Not made by the planner; worded from the launch chance all the same.
+            text = "\(who) \(opens) \(app) \(window(fetch.time, tau: tau, offset: model.lastOffset)) (\(p)); "
+                + fetch.reason.describe(name)
+        }
         if fetch.newDataProbability < 0.999 {
-            text += "; new content likely (p=\(CSVField.fixed(fetch.newDataProbability, decimals: 2)))"
+            text += "; new content \(Strength(fetch.newDataProbability).content) (p=\(fixed(fetch.newDataProbability)))"
         }
         if case .coalesced(let with) = fetch.reason {
             text += "; coalesced with \(name(with))"
         }
         return text
     }
+
+    /// "09:03–09:33 on weekdays": the fetch's freshness window in the device's local time.
+    private static func window(_ time: Double, tau: Double, offset: Int32) -> String {
+        let local = time + Double(offset)
+        let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
+        let day = HourOfWeek.slot(time, offset: offset) / 24
+        return "\(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(day >= 5 ? "on weekends" : "on weekdays")"
+    }
+
+    /// "30 min", "2 h", "1 h 30 min".
+    private static func minutes(_ seconds: Double) -> String {
+        let m = Int((seconds / 60).rounded())
+        if m < 60 { return "\(m) min" }
+        return m % 60 == 0 ? "\(m / 60) h" : "\(m / 60) h \(m % 60) min"
+    }
+
+    private static func fixed(_ p: Double) -> String { CSVField.fixed(p, decimals: 2) }
 }

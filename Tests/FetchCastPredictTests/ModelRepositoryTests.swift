@@ -330,7 +330,8 @@ struct ModelRepositoryTests {
         // The other devices open news at 12:3x local: the newcomer gets a fetch then too.
         let hours = plan.map { ($0.fetchAtUnix - at) / 3600 + 6 }
         #expect(hours.contains { $0 >= 11.5 && $0 <= 12.7 }, "planned at \(hours) h local")
-        #expect(plan.allSatisfy { $0.reason.hasPrefix("devices like newcomer usually open news") })
+        #expect(plan.allSatisfy { $0.reason.hasPrefix("devices like newcomer ") && $0.reason.contains(" open news ") })
+        #expect(plan.allSatisfy { $0.reason.contains("from other devices: newcomer has little history of news") })
     }
 
     @Test func unknownDeviceOrAppIsAClearError() throws {

@@ -1,0 +1,145 @@
+@testable import EmbeddingExample
+import FetchCastModel
+import Foundation
+import Testing
+
+/// The embedding example (Examples/EmbeddingExample): its scheduler called directly, and the
+/// built binary run as a user runs it (`swift run EmbeddingExample`).
+struct EmbeddingExampleTests {
+    /// A scheduler that has recorded the simulated week.
+    static func afterTheWeek() -> FetchScheduler {
+        var scheduler = FetchScheduler()
+        scheduler.timeZone = SimulatedWeek.timeZone
+        for event in SimulatedWeek.events() {
+            if let result = event.result {
+                scheduler.recordFetch(of: event.app, at: event.date, result: result)
+            } else {
+                scheduler.recordLaunch(of: event.app, at: event.date)
+            }
+        }
+        return scheduler
+    }
+
+    @Test func thePlanIsAheadOfNowAndGivesEachAppItsFirstFetch() throws {
+        let scheduler = Self.afterTheWeek()
+        let now = SimulatedWeek.now
+        let plan = scheduler.plan(at: now)
+        #expect(!plan.isEmpty)
+        #expect(plan.allSatisfy { $0.time >= now.timeIntervalSince1970 && $0.time < now.timeIntervalSince1970 + 86_400 })
+        let news = try #require(scheduler.earliestBeginDate(for: "com.example.news", now: now))
+        #expect(news > now)
+        // Every weekday at 07:35–07:45: the news fetch comes before that, the same morning.
+        #expect(news.timeIntervalSince(now) < 2 * 3600, "news at \(news)")
+        for app in FetchScheduler.appNames {
+            let first = plan.first { $0.app == FetchScheduler.id(of: app) }
+            #expect(scheduler.earliestBeginDate(for: app, now: now) == first.map { Date(timeIntervalSince1970: $0.time) })
+        }
+        #expect(scheduler.earliestBeginDate(for: "com.example.unknown", now: now) == nil)
+    }
+
+    @Test func aRestoredSchedulerPlansTheSame() throws {
+        let scheduler = Self.afterTheWeek()
+        let bytes = try scheduler.savedState()
+        let restored = FetchScheduler(restoring: bytes)
+        #expect(restored.model.eventCount == SimulatedWeek.events().count)
+        #expect(try restored.savedState() == bytes)
+        let plan = scheduler.plan(at: SimulatedWeek.now)
+        #expect(!plan.isEmpty)
+        #expect(restored.plan(at: SimulatedWeek.now) == plan)
+    }
+
+    @Test func damagedStateStartsOver() throws {
+        var bytes = try Self.afterTheWeek().savedState()
+        bytes[0] ^= 0xFF
+        #expect(FetchScheduler(restoring: bytes).model.eventCount == 0)
+        #expect(FetchScheduler(restoring: nil).model.eventCount == 0)
+    }
+
+    /// The other way to embed (docs/model.md): an OS, launcher or SDK that sees every launch
+    /// runs ``LearnedPolicy`` live, with the calls the page shows.
+    @Test func theLivePolicyFetchesAheadOfLaunchesThroughTheDocumentedCalls() throws {
+        let apps = FetchScheduler.appNames.indices.map { Int32($0) }
+        var policy = LearnedPolicy(apps: apps, model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24), prior: .none)
+        var fetched: [(app: Int32, time: Double)] = []
+        var launches: [(app: Int32, time: Double)] = []
+        for event in SimulatedWeek.events() where event.result == nil {
+            let time = event.date.timeIntervalSince1970
+            // A timer armed for `nextWakeup` fires before this launch.
+            while let wakeup = policy.nextWakeup, wakeup <= time {
+                var fetches: [PlannedFetch] = []
+                policy.wake(at: wakeup, into: &fetches)
+                for fetch in fetches {
+                    fetched.append((fetch.app, wakeup))
+                    policy.didFetch(app: fetch.app, at: wakeup, result: .newData)
+                }
+            }
+            let app = try #require(FetchScheduler.id(of: event.app))
+            launches.append((app, time))
+            policy.observe(DeviceEvent(time: time, utcOffsetSeconds: 3600, app: app, kind: .launch))
+        }
+        #expect(!fetched.isEmpty)
+        #expect(fetched.allSatisfy { apps.contains($0.app) })
+        // At most 24 a local day (UTC+01:00).
+        let perDay = Dictionary(grouping: fetched) { Int(($0.time + 3600) / 86_400) }
+        #expect(perDay.values.allSatisfy { $0.count <= 24 })
+        // Some launches found their app fetched within the 30 minutes before.
+        let fresh = launches.filter { launch in
+            fetched.contains { $0.app == launch.app && $0.time < launch.time && launch.time - $0.time <= 1800 }
+        }
+        #expect(!fresh.isEmpty)
+        let restored = try DeviceModel(binary: policy.model.binaryEncoded())
+        #expect(restored.eventCount == policy.model.eventCount)
+    }
+
+    @Test func theBuiltExamplePrintsFutureDatesAndAnIdenticalRestoredPlan() throws {
+        let process = Process()
+        let executable = try #require(Self.executable(), "EmbeddingExample not built next to the test bundle")
+        process.executableURL = executable
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.isEmpty)
+        let lines = stdout.split(separator: "\n").map(String.init)
+        let iso = ISO8601DateFormatter()
+        let now = try #require(lines.first { $0.hasPrefix("now: ") }.flatMap { iso.date(from: String($0.dropFirst(5))) })
+        #expect(now == SimulatedWeek.now)
+        // "  com.example.news       2026-11-23T07:05:00+01:00  (in 65 min)"
+        let dates = lines.compactMap { line -> Date? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 5, fields[0].hasPrefix("com.example."), fields[2] == "(in" else { return nil }
+            return iso.date(from: String(fields[1]))
+        }
+        #expect(!dates.isEmpty, "\(stdout)")
+        #expect(dates.allSatisfy { $0 > now }, "\(stdout)")
+        let planned = try #require(lines.first { $0.hasPrefix("plan for the next 24 h (") })
+        let restored = try #require(lines.first { $0.hasPrefix("restored model plans the same ") })
+        let count = Self.afterTheWeek().plan(at: SimulatedWeek.now).count
+        #expect(count > 0)
+        #expect(planned == "plan for the next 24 h (\(count) fetches):")
+        #expect(restored == "restored model plans the same \(count) fetches: yes")
+    }
+
+    /// The `EmbeddingExample` binary SwiftPM built next to this test bundle (the test target
+    /// depends on it).
+    static func executable() -> URL? {
+        var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
+        #if os(Linux)
+        starts.insert(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), at: 0)
+        #endif
+        for start in starts {
+            // Linux: .build/debug/X.xctest; macOS: .build/debug/X.xctest/Contents/MacOS/X.
+            var directory = start.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("EmbeddingExample")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,80 @@
+@testable import FetchCastModel
+@testable import FetchCastPredict
+import Testing
+
+/// The reasons `predict` prints: worded by the strength of the chance, saying when the times
+/// come from other devices, one wording per kind of planned fetch.
+struct ExplanationTests {
+    static let names = ["com.whatsapp", "com.tencent.mm", "com.viber.voip"]
+    /// Wednesday 2023-11-15 09:03:00 UTC.
+    static let wednesday = 1_700_038_980.0
+
+    static func reason(p: Double, newData: Double = 1, reason: FetchReason? = nil, ownSessions: Double = 20,
+                       at time: Double = wednesday) -> String {
+        let fetch = ScheduledFetch(app: 0, time: time, launchProbability: p, newDataProbability: newData,
+                                   reason: reason ?? .likelyLaunch(probability: p))
+        return Explanation.reason(for: fetch, device: "19_F", model: DeviceModel(), tau: 1800, ownSessions: ownSessions,
+                                  name: { names[Int($0)] })
+    }
+
+    @Test(arguments: [
+        (0.62, "usually opens", "0.62"), (0.5, "usually opens", "0.50"), (0.496, "usually opens", "0.50"),
+        (0.494, "often opens", "0.49"), (0.25, "often opens", "0.25"), (0.2, "sometimes opens", "0.20"),
+        (0.1, "sometimes opens", "0.10"), (0.09, "may open", "0.09"), (0.0, "may open", "0.00"),
+    ])
+    func wordsTheLaunchChanceByItsBand(p: Double, words: String, printed: String) {
+        #expect(Self.reason(p: p) == "19_F \(words) com.whatsapp 09:03–09:33 on weekdays (p=\(printed))")
+    }
+
+    @Test func bandsCoverEveryChanceOnceInOrder() {
+        let bands = stride(from: 0.0, through: 1.0, by: 0.001).map { Explanation.Strength($0) }
+        #expect(bands.first == .rarely && bands.last == .usually)
+        // Each band appears, in one run, weakest first.
+        var runs: [Explanation.Strength] = []
+        for b in bands where runs.last != b { runs.append(b) }
+        #expect(runs == [.rarely, .sometimes, .often, .usually])
+    }
+
+    @Test func saysWhenTheTimesComeFromOtherDevices() {
+        let text = Self.reason(p: 0.2, ownSessions: 4.9)
+        #expect(text == "devices like 19_F sometimes open com.whatsapp 09:03–09:33 on weekdays "
+            + "(p=0.20; from other devices: 19_F has little history of com.whatsapp)")
+        #expect(!Self.reason(p: 0.2, ownSessions: 5).contains("other devices"))
+    }
+
+    @Test func ownSessionsAreReadFromTheModelWhenNotGiven() {
+        var model = DeviceModel()
+        for day in 0..<3 {
+            model.observe(DeviceEvent(time: Self.wednesday - Double(day) * 86_400, app: 0, kind: .launch))
+        }
+        let fetch = ScheduledFetch(app: 0, time: Self.wednesday + 86_400, launchProbability: 0.6, newDataProbability: 1,
+                                   reason: .likelyLaunch(probability: 0.6))
+        let text = Explanation.reason(for: fetch, device: "19_F", model: model, tau: 1800, name: { Self.names[Int($0)] })
+        #expect(text.hasPrefix("devices like 19_F usually open com.whatsapp 09:03–09:33 on weekdays (p=0.60; from other devices"))
+    }
+
+    @Test func aFetchAfterAnotherAppsLaunchSaysWhichApp() {
+        #expect(Self.reason(p: 0.31, reason: .coUsage(after: 1, probability: 0.31))
+            == "right after com.tencent.mm, 19_F often opens com.whatsapp within 30 min (p=0.31)")
+        #expect(Self.reason(p: 0.12, reason: .coUsage(after: 2, probability: 0.12), ownSessions: 0)
+            == "right after com.viber.voip, devices like 19_F sometimes open com.whatsapp within 30 min "
+            + "(p=0.12; from other devices: 19_F has little history of com.whatsapp)")
+    }
+
+    @Test func aCoalescedFetchNamesTheWakeupItJoins() {
+        #expect(Self.reason(p: 0.27, newData: 0.4, reason: .coalesced(with: 2), at: Self.wednesday + 3 * 86_400)
+            == "19_F often opens com.whatsapp 09:03–09:33 on weekends (p=0.27); new content possible (p=0.40); "
+            + "coalesced with com.viber.voip")
+    }
+
+    /// Reasons only other policies make (a retry, say) keep the worded chance and add their own.
+    @Test func aReasonThePlannerDoesNotMakeIsStillWordedByStrength() {
+        #expect(Self.reason(p: 0.3, reason: .retry) == "19_F often opens com.whatsapp 09:03–09:33 on weekdays (p=0.30); retry after failure")
+    }
+
+    @Test(arguments: [(0.7, "likely", "0.70"), (0.3, "possible", "0.30"), (0.2, "unlikely", "0.20")])
+    func wordsTheChanceOfNewContentByItsBand(p: Double, words: String, printed: String) {
+        #expect(Self.reason(p: 0.6, newData: p).hasSuffix("(p=0.60); new content \(words) (p=\(printed))"))
+        #expect(!Self.reason(p: 0.6, newData: 1).contains("new content"))
+    }
+}
