@@ -26,7 +26,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/fetchcast-notebooks.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 out=Notebooks/data
 rm -rf "$out"
-mkdir -p "$out/evaluate" "$out/evaluate-detail" "$out/calibration"
+mkdir -p "$out/evaluate" "$out/evaluate-detail" "$out/calibration" \
+    "$out/frontier-device" "$out/frontier-device-hourly" "$out/frontier-app"
 sample=Data/ubiqlog-sample.csv.gz
 publish=Data/news-publish-excerpt.csv.gz
 
@@ -50,6 +51,21 @@ cp "$tmp/evaluate-detail/launches.csv.gz" "$tmp/evaluate-detail/fetches.csv.gz" 
 gzip -dc "$tmp/evaluate-detail/decisions.csv.gz" \
     | awk -F, 'BEGIN { OFS = "," } NR == 1 || $6 >= 0.025 { print $3, $4, $5, $6, $7, $9, $10 }' \
     | gz > "$out/evaluate-detail/decisions.csv.gz"
+
+echo "== freshness-vs-energy: serving plans, the frontier for both visibilities" >&2
+# Device visibility: the live policies and `planned` (a client asking for a plan every hour and
+# one second after each event it sees) ...
+fc evaluate "$sample" --policies interval,weekly,hourly,learned,oracle,planned --replan 1h --replan-on-event \
+    --visibility device --budgets 6,12,24,48,96 --out "$tmp/frontier-device" 2>/dev/null
+# ... a push scheduler sweeping every hour, no event hooks ...
+fc evaluate "$sample" --policies planned --replan 1h --visibility device --budgets 6,12,24,48,96 \
+    --out "$tmp/frontier-device-hourly" 2>/dev/null
+# ... and an app backend that sees only its own app's events (⌊B/k⌋ a day per app).
+fc evaluate "$sample" --policies planned --replan 1h --replan-on-event --visibility app \
+    --budgets 6,12,24,48,96 --out "$tmp/frontier-app" 2>/dev/null
+for run in frontier-device frontier-device-hourly frontier-app; do
+    cp "$tmp/$run/summary.csv" "$tmp/$run/run.json" "$out/$run/"
+done
 
 echo "== calibration: fit on each device's first 21 days, score on the rest" >&2
 python3 Notebooks/split-trace.py "$sample" 21 "$tmp/train.csv.gz" "$out/calibration/split.csv"

@@ -25,7 +25,8 @@ step "fetchcast model --device 19_F --app com.viber.voip"
 $bin model --device 19_F --app com.viber.voip
 step "fetchcast predict --device 19_F --count 5"
 $bin predict --device 19_F --count 5
-step "fetchcast evaluate Data/ubiqlog-sample.csv.gz --budgets 12,24 --out out/evaluation"
-$bin evaluate Data/ubiqlog-sample.csv.gz --budgets 12,24 --out out/evaluation
+policies=none,interval,weekly,hourly,planned,learned,oracle
+step "fetchcast evaluate Data/ubiqlog-sample.csv.gz --policies $policies --replan-on-event --budgets 12,24 --out out/evaluation"
+$bin evaluate Data/ubiqlog-sample.csv.gz --policies $policies --replan-on-event --budgets 12,24 --out out/evaluation
 step "evaluation CSVs (docs/evaluation.md; plots: Notebooks/freshness-vs-energy.ipynb)"
 ls -l out/evaluation >&2

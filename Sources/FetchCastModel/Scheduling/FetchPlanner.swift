@@ -153,7 +153,10 @@ public enum FetchPlanner {
         var i = 1
         while i < plan.count {
             let earlier = plan[i - 1], later = plan[i]
+            // Never across local midnight: the earlier day's cap may be spent.
             if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600,
+               LocalTime.day(time: earlier.time, utcOffsetSeconds: model.lastOffset)
+                   == LocalTime.day(time: later.time, utcOffsetSeconds: model.lastOffset),
                model.lastFetch(of: later.app).map({ earlier.time - $0 >= configuration.minimumInterval }) ?? true
             {
                 let since = refreshedAt[later.app] ?? refreshes[later.app] ?? start

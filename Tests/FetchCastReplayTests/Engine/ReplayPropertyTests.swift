@@ -4,7 +4,7 @@ import Testing
 
 /// Properties that hold on any trace, checked on seeded random ones.
 struct ReplayPropertyTests {
-    static let policies = ["none", "interval", "oracle", "hourly", "learned"]
+    static let policies = ["none", "interval", "oracle", "hourly", "weekly", "learned"]
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func everyPolicyKeepsItsDailyCap(seed: UInt64) throws {
@@ -12,7 +12,9 @@ struct ReplayPropertyTests {
         let e = try evaluate(t, policies: Self.policies, budgets: [2, 5.5, 12])
         for (i, row) in e.summary.enumerated() {
             // Not vacuous: every policy but `none` fetched.
-            #expect(row.policy == "none" || !e.fetchRecords[i].isEmpty, "\(row.policy) \(row.budget) made no fetch")
+            // (`weekly` has ⌊B/k⌋ a day per app: nothing below B = k, at most 5.)
+            let idle = row.policy == "none" || (row.policy == "weekly" && row.budget < 5)
+            #expect(idle || !e.fetchRecords[i].isEmpty, "\(row.policy) \(row.budget) made no fetch")
             if row.policy == "interval" {
                 // Uncapped by definition: it never asks the engine for more than its polls.
                 #expect(row.metrics.refusedFetches == 0)
@@ -26,6 +28,32 @@ struct ReplayPropertyTests {
                 perDay["\(f.device)/\(LocalTime.day(time: time, utcOffsetSeconds: f.utcOffsetSeconds))", default: 0] += 1
             }
             #expect(perDay.values.allSatisfy { $0 <= cap }, "\(row.policy) \(row.budget)")
+        }
+    }
+
+    @Test(arguments: [7, 8] as [UInt64])
+    func plansSeenPerAppKeepEachAppsCapAndNeverRunOverTheDevicesCap(seed: UInt64) throws {
+        let t = randomTrace(seed: seed, events: 800)  // plans are the costly part: a shorter trace
+        for visibility in PlanningOptions.Visibility.allCases {
+            let registry = PolicyRegistry.standard(population: nil, planning: PlanningOptions(replanOnEvent: true, visibility: visibility))
+            let e = try evaluate(t, policies: ["planned"], budgets: [7, 24], registry: registry)
+            for (i, row) in e.summary.enumerated() {
+                #expect(!e.fetchRecords[i].isEmpty, "\(visibility) \(row.budget) made no fetch")
+                // The planner keeps its own caps: the engine never has to refuse a fetch.
+                #expect(row.metrics.refusedFetches == 0, "\(visibility) \(row.budget)")
+                var perDay: [String: Int] = [:]
+                var perApp: [String: Int] = [:]
+                for f in e.fetchRecords[i] {
+                    let day = LocalTime.day(time: f.time, utcOffsetSeconds: f.utcOffsetSeconds)
+                    perDay["\(f.device)/\(day)", default: 0] += 1
+                    perApp["\(f.device)/\(day)/\(f.app)", default: 0] += 1
+                }
+                #expect(perDay.values.allSatisfy { $0 <= Int(row.budget) })
+                if visibility == .app {
+                    // ⌊B/k⌋ per app: every device of these traces has 5 fetch-enabled apps.
+                    #expect(perApp.values.allSatisfy { $0 <= Int(row.budget) / 5 })
+                }
+            }
         }
     }
 
