@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 @main
-struct FetchCast: ParsableCommand {
+struct FetchCast: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -19,7 +19,7 @@ struct FetchCast: ParsableCommand {
               fetchcast stats                               # what the store holds
             """,
         version: version,
-        subcommands: [Ingest.self, Stats.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self]
+        subcommands: [Ingest.self, Stats.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self, Serve.self]
     )
 
     func run() throws {

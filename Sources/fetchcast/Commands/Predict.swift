@@ -24,7 +24,7 @@ extension FetchCast {
         @Option(help: "Only this app (default: the device's 5 apps with the most sessions).")
         var app: String?
 
-        @Option(help: ArgumentHelp("Plan from this time: ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
+        @Option(help: ArgumentHelp("Plan from this time: ISO 8601, YYYY-MM-DD, Unix seconds, or now for the clock (default: the device's last event, since traces are history; `serve` defaults to now).", valueName: "time"))
         var at: String?
 
         @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
@@ -40,7 +40,7 @@ extension FetchCast {
         var format: TabularFormat = .table
 
         func validate() throws {
-            if let at, Timestamp.parseArgument(at) == nil {
+            if let at, at != "now", Timestamp.parseArgument(at) == nil {
                 throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
             if let notBefore, Timestamp.parseArgument(notBefore) == nil {
@@ -55,7 +55,7 @@ extension FetchCast {
             var predictions: [Prediction] = []
             do {
                 let request = PredictionRequest(
-                    device: device, app: app, at: at.flatMap(Timestamp.parseArgument),
+                    device: device, app: app, at: at.flatMap { $0 == "now" ? WallClock.now() : Timestamp.parseArgument($0) },
                     notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false

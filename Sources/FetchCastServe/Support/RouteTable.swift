@@ -1,0 +1,34 @@
+import Hummingbird
+import Synchronization
+
+/// The routes the application registered (method and path template), kept so that a test can
+/// check that the OpenAPI document lists every one: Hummingbird's router does not list them.
+public final class RouteTable: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    /// `METHOD /path/{param}` for every route, in registration order.
+    public var routes: [String] { entries.withLock { $0 } }
+
+    func record(_ method: HTTPRequest.Method, _ path: String) {
+        entries.withLock { $0.append("\(method.rawValue) \(path)") }
+    }
+}
+
+/// A router group that records each route it adds in a ``RouteTable``.
+struct RecordedGroup {
+    typealias Context = ServeRequestContext
+    typealias Handler = @Sendable (Request, Context) async throws -> Response
+    let group: RouterGroup<Context>
+    let prefix: String
+    let table: RouteTable
+
+    func get(_ path: String, use handler: @escaping Handler) {
+        table.record(.get, prefix + "/" + path)
+        group.get(RouterPath(path), use: handler)
+    }
+
+    func post(_ path: String, use handler: @escaping Handler) {
+        table.record(.post, prefix + "/" + path)
+        group.post(RouterPath(path), use: handler)
+    }
+}

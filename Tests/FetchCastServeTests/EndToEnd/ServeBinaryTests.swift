@@ -1,0 +1,128 @@
+import FetchCastTrace
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// `fetchcast serve` as shipped: the built binary on a free loopback port, driven over HTTP.
+@Suite(.serialized)
+struct ServeBinaryTests {
+    static var binary: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
+        for c in candidates {
+            let u = c.appendingPathComponent("fetchcast")
+            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
+        }
+        return URL(fileURLWithPath: ".build/debug/fetchcast")
+    }
+
+    /// A running `fetchcast serve` and the port it printed.
+    final class Server {
+        let process: Process
+        let stderrPath: String
+        let port: Int
+
+        init(_ arguments: [String], in fixture: ServeFixture) throws {
+            process = Process()
+            process.executableURL = ServeBinaryTests.binary
+            process.arguments = ["serve", "--port", "0"] + arguments
+            stderrPath = fixture.directory + "/serve.err"
+            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: stderrPath)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(20)
+            var found: Int?
+            while found == nil && Date() < deadline && process.isRunning {
+                let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+                if let range = text.range(of: "listening on http://127.0.0.1:") {
+                    found = Int(text[range.upperBound...].prefix(while: \.isNumber))
+                } else {
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            guard let found else {
+                process.terminate()
+                throw ServerDidNotStart(stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+            }
+            port = found
+        }
+
+        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        /// Sends SIGTERM and waits for the exit status.
+        func terminate() -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    struct ServerDidNotStart: Error { var stderr: String }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, o, String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func servesWhatPredictPrintsAndStopsCleanlyOnSIGTERM() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let at = "2013-11-24T21:15:00Z"
+        let served: [PlanBody.Fetch] = try await TestClient.withClient(host: "127.0.0.1", port: server.port) { client in
+            let posted = try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
+            #expect(posted.status == .ok)
+            let unauthorized = try await client.get("/v1/devices/dev-1/plan")
+            #expect(unauthorized.status == .unauthorized)
+            let plan = try await client.get("/v1/devices/dev-1/plan?at=\(at)&count=8", headers: ServeFixture.bearer(ServeFixture.readToken))
+            #expect(plan.status == .ok)
+            return try JSONDecoder().decode(PlanBody.self, from: Data((plan.body ?? ByteBuffer()).readableBytesView)).fetches
+        }
+        #expect(server.terminate() == 0)
+        #expect(server.stderr.contains("listening on http://127.0.0.1:\(server.port)"))
+
+        // The same question to `fetchcast predict`, on the store the server left.
+        let predicted = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--at", at, "--count", "8", "--format", "json"])
+        #expect(predicted.status == 0, "\(predicted.stderr)")
+        let lines = String(decoding: predicted.stdout, as: UTF8.self).split(separator: "\n")
+        let expected = try lines.map { try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
+        #expect(expected.count == 8)
+        #expect(served == expected)
+    }
+
+    @Test func refusesToStartWithoutTokensOrOffLoopback() throws {
+        let fixture = try ServeFixture()
+        let none = try Self.run(["serve", "--db", fixture.database, "--port", "0"])
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("--tokens"))
+        let open = try Self.run(["serve", "--db", fixture.database, "--port", "0", "--host", "0.0.0.0", "--insecure-no-auth"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("loopback"))
+    }
+
+    @Test func insecureOnLoopbackServesWithoutTokens() async throws {
+        let fixture = try ServeFixture()
+        let server = try Server(["--db", fixture.database, "--insecure-no-auth"], in: fixture)
+        let statuses = try await TestClient.withClient(host: "127.0.0.1", port: server.port) { client in
+            [try await client.get("/readyz").status, try await client.get("/v1/devices").status]
+        }
+        #expect(statuses == [.ok, .ok])
+        #expect(server.terminate() == 0)
+    }
+}

@@ -1,0 +1,109 @@
+import FetchCastServe
+import FetchCastTrace
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+
+/// A fresh temporary directory with a store path and a tokens file; removed when released.
+final class ServeFixture: @unchecked Sendable {
+    let directory: String
+    var database: String { directory + "/fetchcast.sqlite" }
+
+    /// Tokens of each scope, and the tokens file listing their SHA-256.
+    static let readToken = "read-token-0123456789"
+    static let ingestToken = "ingest-token-0123456789"
+    static let adminToken = "admin-token-0123456789"
+    static let tokensText = """
+        # name scope sha256
+        reader read \(SHA256.hex(of: Array(readToken.utf8)))
+        writer ingest \(SHA256.hex(of: Array(ingestToken.utf8)))
+        root admin \(SHA256.hex(of: Array(adminToken.utf8)))
+        """
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcast-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        directory = base.path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// The configuration of a test server: tokens, a 1 MiB body limit, a fixed clock.
+    func configuration(maxBody: Int = 1 << 20, now: Double = ServeFixture.now) throws -> ServeConfiguration {
+        var c = ServeConfiguration(databasePath: database)
+        c.port = 0
+        c.tokens = try TokenTable(parsing: Self.tokensText, file: "tokens")
+        c.maxBody = maxBody
+        c.readThreads = 2
+        c.spoolDirectory = directory
+        c.now = { now }
+        return c
+    }
+
+    /// 2013-11-25T12:00:00Z: just after the generated trace.
+    static let now: Double = 1_385_380_800
+
+    /// A CSV trace: `devices` devices opening two apps on regular hours for 14 days up to
+    /// 2013-11-25, with content published every 2 hours.
+    static func trace(devices: [String] = ["dev-1", "dev-2"], days: Int = 14, hours: [Int] = [8, 13, 20]) -> String {
+        var lines = ["time,device,app,event,result,bytes,duration_ms"]
+        let start = 1_384_128_000  // 2013-11-11T00:00:00Z
+        for day in 0..<days {
+            for hour in stride(from: 0, to: 24, by: 2) {
+                lines.append("\(start + day * 86_400 + hour * 3600),,com.example.news,publish,,,")
+            }
+            for (i, device) in devices.enumerated() {
+                for hour in hours {
+                    let t = start + day * 86_400 + hour * 3600 + i * 60
+                    lines.append("\(t),\(csv(device)),com.example.news,launch,,,1200")
+                    lines.append("\(t + 300),\(csv(device)),com.example.mail,launch,,,600")
+                }
+            }
+        }
+        // Rows are in time order per device (the format asks for it).
+        let header = lines.removeFirst()
+        lines.sort { Int($0.prefix(while: { $0 != "," }))! < Int($1.prefix(while: { $0 != "," }))! }
+        return ([header] + lines).joined(separator: "\n") + "\n"
+    }
+
+    static func csv(_ field: String) -> String {
+        field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+    }
+
+    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    static func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+}
+
+extension TestResponse {
+    /// The body decoded as JSON.
+    func json<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+    }
+
+    var text: String { String(buffer: body) }
+}
+
+/// The JSON bodies the tests read.
+struct ErrorBody: Decodable { var error: String; var line: Int?; var column: Int? }
+struct IngestBody: Decodable { var events: Int64; var duplicate: Bool; var file: String }
+struct PlanBody: Decodable {
+    struct Fetch: Decodable, Hashable {
+        var device: String
+        var app: String
+        var fetch_at: String
+        var fetch_at_unix: Double
+        var launch_probability: Double
+        var new_data_probability: Double
+        var reason: String
+    }
+    var device: String
+    var at_unix: Double
+    var fetches: [Fetch]
+}
+struct DeviceListBody: Decodable {
+    struct Device: Decodable { var device: String; var events: Int64; var first_event: String; var last_event: String }
+    var devices: [Device]
+    var next: String?
+}
