@@ -234,12 +234,18 @@ struct RouteTests {
     @Test func metricsCountRequestsAndEvents() async throws {
         try await withServer { client, _ in
             #expect(try await post(client, ServeFixture.trace(days: 1)).status == .ok)
+            #expect(try await client.execute(uri: "/v1/devices", method: .get).status == .unauthorized)
             let metrics = try await client.execute(uri: "/metrics", method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
             #expect(metrics.status == .ok)
             #expect(metrics.text.contains("fetchcast_events_ingested_total"))
             #expect(metrics.text.contains("fetchcast_store_bytes"))
             #expect(metrics.text.contains("http_route=\"/v1/events\""))
             #expect(metrics.text.contains("http_server_request_duration_bucket"))
+            // Error answers are counted and timed too (the registry is the process's: other tests count as well).
+            let timed401 = metrics.text.split(separator: "\n").first {
+                $0.hasPrefix("http_server_request_duration_count{http_route=\"/v1/devices\",http_request_method=\"GET\",http_response_status_code=\"401\"}")
+            }
+            #expect(timed401.flatMap { Int($0.split(separator: " ").last ?? "") }.map { $0 >= 1 } == true)
         }
     }
 
