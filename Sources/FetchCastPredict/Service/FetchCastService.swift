@@ -22,8 +22,11 @@ import Darwin
 /// committed ingest survives power loss; any number of reader connections (a pool: one per
 /// thread that plans at a time), each with its own ``ModelRepository``. The store is in WAL
 /// mode, so readers see the last committed snapshot and never wait for an ingest in progress.
-/// The first plan after an ingest folds the new events into the model (``ModelRepository``
-/// takes the write lock for that, as `predict` does), so it waits for a running ingest or fold.
+/// Events are folded into the model under the write lock (``ModelRepository`` does that for
+/// `predict` too): ``foldPending()`` right after an ingest, and an ingest first folds what the
+/// ingests before it added, so no ingest ever starts while the model is behind. A plan thus
+/// never waits for an ingest; one asked in the short while between an ingest's commit and the
+/// end of its fold waits for that fold (and then reflects the events: read-your-writes).
 public final class FetchCastService: Sendable {
     /// The database file.
     public let path: String
@@ -68,6 +71,8 @@ public final class FetchCastService: Sendable {
     /// - Complexity: O(rows); ingests run one at a time.
     public func ingest(file: String, name: String) throws -> IngestOutcome {
         try writer.withLock { writer in
+            // Never start an ingest while the model is behind (see the type's discussion).
+            _ = try writer.repository.refresh(devices: [])
             let ingestor = Ingestor(store: writer.store, options: Ingestor.Options(now: now))
             do {
                 let result = try ingestor.ingest(path: file, name: name)
@@ -77,6 +82,13 @@ public final class FetchCastService: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Folds the events ingested since the last fold into the model, on the writer connection;
+    /// call it after an ingest, off the request's path. Does nothing when the model is current.
+    /// - Complexity: O(new events + devices × apps) when there are new events.
+    public func foldPending() throws {
+        try writer.withLock { writer in _ = try writer.repository.refresh(devices: []) }
     }
 
     // MARK: Plans
@@ -189,6 +201,12 @@ public final class FetchCastService: Sendable {
 
     private struct Writer {
         let store: Store
+        let repository: ModelRepository
+
+        init(store: Store) {
+            self.store = store
+            repository = ModelRepository(store: store)
+        }
     }
 
     /// A reader connection and its repository, used by one thread at a time.

@@ -44,6 +44,12 @@ struct EventsController {
             throw APIError(.badRequest, error.problem.message, line: error.line, column: error.column)
         }
         eventsIngested.increment(by: Int64(outcome.events))
+        if outcome.events > 0 {
+            // Fold the new events now, off this request's path, so that plans find the model
+            // current (the next ingest folds first if this has not run yet).
+            let pools = self.pools
+            Task { try? await pools.write { try service.foldPending() } }
+        }
         return try JSONResponse.make(outcome)
     }
 }
