@@ -1,5 +1,7 @@
+import FetchCastStore
 import FetchCastTrace
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -53,6 +55,12 @@ struct ServeBinaryTests {
 
         var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+        /// Sends SIGKILL (`kill -9`) and waits.
+        func kill9() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
         /// Sends SIGTERM and waits for the exit status.
         func terminate() -> Int32 {
             kill(process.processIdentifier, SIGTERM)
@@ -104,6 +112,36 @@ struct ServeBinaryTests {
         let expected = try lines.map { try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
         #expect(expected.count == 8)
         #expect(served == expected)
+    }
+
+    @Test func killDashNineDuringAPostLeavesTheStoreAsBeforeOrCommitted() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
+        let rows = trace.split(separator: "\n").count - 1
+        let port = server.port
+        // The POST runs while the server is killed; the client either got a 200 or nothing.
+        let post = Task { () -> HTTPResponse.Status? in
+            try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
+            }
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        server.kill9()
+        let status = await post.value
+
+        let store = try Store(path: fixture.database, create: false)
+        let files = try store.files()
+        let events = try store.connection.scalarInt("SELECT count(*) FROM event_log")
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'") == 0)
+        if status == .ok {
+            #expect(files.count == 1 && events == Int64(rows))
+        } else {
+            // Killed before the commit: nothing at all; or just after it: the whole body.
+            #expect((files.isEmpty && events == 0) || (files.count == 1 && events == Int64(rows)), "\(files.count) files, \(events) events")
+        }
     }
 
     @Test func refusesToStartWithoutTokensOrOffLoopback() throws {
