@@ -47,24 +47,25 @@ final class ServeFixture: @unchecked Sendable {
     /// A CSV trace: `devices` devices opening two apps on regular hours for 14 days up to
     /// 2013-11-25, with content published every 2 hours.
     static func trace(devices: [String] = ["dev-1", "dev-2"], days: Int = 14, hours: [Int] = [8, 13, 20]) -> String {
-        var lines = ["time,device,app,event,result,bytes,duration_ms"]
+        var rows: [(Int, String)] = []
         let start = 1_384_128_000  // 2013-11-11T00:00:00Z
         for day in 0..<days {
             for hour in stride(from: 0, to: 24, by: 2) {
-                lines.append("\(start + day * 86_400 + hour * 3600),,com.example.news,publish,,,")
+                let t = start + day * 86_400 + hour * 3600
+                rows.append((t, "\(t),,com.example.news,publish,,,"))
             }
             for (i, device) in devices.enumerated() {
+                let id = csv(device)
                 for hour in hours {
                     let t = start + day * 86_400 + hour * 3600 + i * 60
-                    lines.append("\(t),\(csv(device)),com.example.news,launch,,,1200")
-                    lines.append("\(t + 300),\(csv(device)),com.example.mail,launch,,,600")
+                    rows.append((t, "\(t),\(id),com.example.news,launch,,,1200"))
+                    rows.append((t + 300, "\(t + 300),\(id),com.example.mail,launch,,,600"))
                 }
             }
         }
-        // Rows are in time order per device (the format asks for it).
-        let header = lines.removeFirst()
-        lines.sort { Int($0.prefix(while: { $0 != "," }))! < Int($1.prefix(while: { $0 != "," }))! }
-        return ([header] + lines).joined(separator: "\n") + "\n"
+        // Rows in time order per device (the format asks for it).
+        rows.sort { $0.0 < $1.0 }
+        return "time,device,app,event,result,bytes,duration_ms\n" + rows.map(\.1).joined(separator: "\n") + "\n"
     }
 
     static func csv(_ field: String) -> String {
