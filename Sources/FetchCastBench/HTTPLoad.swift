@@ -10,6 +10,7 @@ final class HTTPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
+    private var chunk = [UInt8](repeating: 0, count: 65536)
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -96,7 +97,7 @@ final class HTTPConnection {
     private func send(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            let n = systemSend(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "send: \(String(cString: strerror(errno)))")
@@ -106,7 +107,6 @@ final class HTTPConnection {
     }
 
     private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
@@ -131,6 +131,14 @@ final class HTTPConnection {
         }
         return nil
     }
+}
+
+private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+    #if canImport(Glibc)
+    return Glibc.send(fd, bytes, count, flags)
+    #else
+    return Darwin.send(fd, bytes, count, flags)
+    #endif
 }
 
 extension StringProtocol {

@@ -17,7 +17,7 @@ public struct ServeConfiguration: Sendable {
     /// A connection with no request in flight and no bytes for this long is closed.
     public var idleTimeout: Duration = .seconds(60)
     /// Threads that plan at once (each with its own SQLite reader).
-    public var readThreads: Int = 4
+    public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest.
     public var spoolDirectory: String = "/tmp"
     /// The clock (Unix seconds): plans without `at` start here.
