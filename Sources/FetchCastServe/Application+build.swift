@@ -10,6 +10,7 @@ import Prometheus
 /// The Prometheus registry behind `/metrics`; the first use bootstraps swift-metrics with it
 /// (swift-metrics has one backend a process), with latency buckets from 0.25 ms to 10 s.
 public enum ServeMetrics {
+    /// The process's registry.
     public static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)

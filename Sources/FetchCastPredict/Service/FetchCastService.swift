@@ -258,6 +258,7 @@ public enum ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No app of that id in the store (ids are case-sensitive).
     case unknownApp(String)
 
+    /// A sentence saying what to fix.
     public var description: String {
         switch self {
         case .unknownDevice(let d): return "no device '\(d)' in the store (device ids are case-sensitive; GET /v1/devices lists them)"

@@ -94,6 +94,7 @@ public struct TokenFileError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
     public var message: String
 
+    /// `FILE:LINE: what is wrong`.
     public var description: String {
         "\(file)\(line > 0 ? ":\(line)" : ""): \(message)"
     }

@@ -4,6 +4,7 @@ import Hummingbird
 /// Every error answer: a status and a JSON body `{"error": "...", "line": L, "column": C}`
 /// (`line` and `column` only for a bad request body).
 public struct APIError: HTTPResponseError, Sendable {
+    /// The HTTP status.
     public var status: HTTPResponse.Status
     /// A full sentence saying what to fix.
     public var message: String
@@ -27,6 +28,7 @@ public struct APIError: HTTPResponseError, Sendable {
         var column: Int?
     }
 
+    /// The JSON answer.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

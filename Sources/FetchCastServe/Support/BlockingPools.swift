@@ -3,13 +3,13 @@ import ServiceLifecycle
 
 /// The threads that may block on SQLite, apart from the event loops: one for ingests (they
 /// are serialized anyway), several for reads, so that plans never queue behind an ingest.
-public final class BlockingPools: Service, Sendable {
+final class BlockingPools: Service, Sendable {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
 
     /// Starts the threads.
     /// - Parameter readThreads: Threads that plan at once (each holds one SQLite reader).
-    public init(readThreads: Int) {
+    init(readThreads: Int) {
         reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
         writes = NIOThreadPool(numberOfThreads: 1)
         reads.start()
@@ -28,7 +28,7 @@ public final class BlockingPools: Service, Sendable {
 
     /// Waits for graceful shutdown (after the HTTP server, which finishes in-flight requests
     /// first), then stops the threads.
-    public func run() async throws {
+    func run() async throws {
         try? await gracefulShutdown()
         try await reads.shutdownGracefully()
         try await writes.shutdownGracefully()
