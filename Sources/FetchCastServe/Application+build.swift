@@ -66,7 +66,9 @@ public func buildApplication(
             namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events"))
     ).addRoutes(to: v1Ingest)
 
-    var http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
+    var http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ExpectContinueHandler()],
+        idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
     // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields).
     http1.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
     let app = Application(

@@ -2,6 +2,9 @@
 import FetchCastStore
 import FetchCastTrace
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -37,6 +40,25 @@ struct LiveTests {
         #expect(files.count == 1)
     }
 
+    @Test func expect100ContinueIsAnsweredBeforeTheBody() async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let body = ServeFixture.trace(days: 1)
+            let socket = try RawSocket(port: port)
+            try socket.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServeFixture.ingestToken)\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+            // Without the body sent, the server must already say go on.
+            let interim = try socket.receive()
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue"))
+            try socket.send(body)
+            var final = try socket.receive()
+            if !final.contains("HTTP/1.1 200") { final += try socket.receive() }
+            #expect(final.contains("HTTP/1.1 200"))
+        }
+    }
+
     @Test func plansAnswerWhileAnIngestRuns() async throws {
         let fixture = try ServeFixture()
         let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 64 << 20))
@@ -56,5 +78,43 @@ struct LiveTests {
             #expect(answered == 5)
             #expect(try await ingest.status == .ok)
         }
+    }
+}
+
+/// A blocking TCP connection to 127.0.0.1 with a 5 s receive timeout.
+private final class RawSocket {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw POSIXError(.EPIPE) }
+            offset += n
+        }
+    }
+
+    func receive() throws -> String {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw POSIXError(.ETIMEDOUT) }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 }
