@@ -1,27 +1,6 @@
 import FetchCastTrace
 import Foundation
 
-/// What a token may do.
-public enum Scope: String, Sendable, Hashable, CaseIterable {
-    /// Plans, devices, models, metrics.
-    case read
-    /// `POST /v1/events` only.
-    case ingest
-    /// Everything.
-    case admin
-
-    /// Whether a token of this scope may use a route that needs `needed`.
-    func allows(_ needed: Scope) -> Bool { self == .admin || self == needed }
-}
-
-/// Who made a request: the token's name and scope (never the token itself).
-public struct TokenIdentity: Sendable, Hashable {
-    /// The token's name in the tokens file.
-    public var name: String
-    /// What it may do.
-    public var scope: Scope
-}
-
 /// The bearer tokens of `--tokens FILE`: one `NAME SCOPE SHA256-HEX` a line, the SHA-256 of the
 /// token in 64 hex digits (`printf %s "$TOKEN" | sha256sum`); blank lines and `#` comments are
 /// skipped. Only digests are kept, never tokens.
@@ -82,20 +61,5 @@ public struct TokenTable: Sendable {
             if difference == 0 { found = entry.identity }
         }
         return found
-    }
-}
-
-/// A tokens file that cannot be used.
-public struct TokenFileError: Error, Sendable, CustomStringConvertible {
-    /// The file.
-    public var file: String
-    /// The 1-based line, or 0 for the file as a whole.
-    public var line: Int
-    /// What is wrong.
-    public var message: String
-
-    /// `FILE:LINE: what is wrong`.
-    public var description: String {
-        "\(file)\(line > 0 ? ":\(line)" : ""): \(message)"
     }
 }
