@@ -144,6 +144,26 @@ struct ServeBinaryTests {
         }
     }
 
+    @Test func sigtermFinishesTheIngestInFlightThenExits0() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let trace = ServeFixture.trace(devices: (0..<600).map { "t-\($0)" }, days: 14)
+        let port = server.port
+        let post = Task { () -> HTTPResponse.Status? in
+            try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
+            }
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(server.terminate() == 0)
+        #expect(await post.value == .ok)
+        let store = try Store(path: fixture.database, create: false)
+        #expect(try store.files().count == 1)
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == Int64(trace.split(separator: "\n").count - 1))
+    }
+
     @Test func refusesToStartWithoutTokensOrOffLoopback() throws {
         let fixture = try ServeFixture()
         let none = try Self.run(["serve", "--db", fixture.database, "--port", "0"])
