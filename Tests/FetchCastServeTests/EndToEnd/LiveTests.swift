@@ -59,6 +59,21 @@ struct LiveTests {
         }
     }
 
+    @Test func anIdleConnectionIsClosed() async throws {
+        let fixture = try ServeFixture()
+        var configuration = try fixture.configuration()
+        configuration.idleTimeout = .seconds(1)
+        let (app, _) = try buildApplication(configuration: configuration)
+        try await app.test(.live) { client in
+            let socket = try RawSocket(port: try #require(client.port))
+            // Half a request head, then nothing: the server closes the connection.
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let started = Date()
+            #expect(try socket.receiveOrClosed() == nil)
+            #expect(Date().timeIntervalSince(started) < 4)
+        }
+    }
+
     @Test func plansAnswerWhileAnIngestRuns() async throws {
         let fixture = try ServeFixture()
         let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 64 << 20))
@@ -109,6 +124,15 @@ private final class RawSocket {
             guard n > 0 else { throw POSIXError(.EPIPE) }
             offset += n
         }
+    }
+
+    /// The next bytes, or `nil` when the server closed the connection.
+    func receiveOrClosed() throws -> String? {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n == 0 { return nil }
+        guard n > 0 else { throw POSIXError(.ETIMEDOUT) }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
     func receive() throws -> String {
