@@ -90,6 +90,23 @@ struct RouteTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aPlanDoesNotWaitForAWriterHoldingTheLock() async throws {
+        try await withServer { client, fixture in
+            let read = ServeFixture.bearer(ServeFixture.readToken)
+            #expect(try await post(client, ServeFixture.trace()).status == .ok)
+            #expect(try await client.execute(uri: "/v1/devices/dev-1/plan", method: .get, headers: read).status == .ok)
+            // Another writer (an ingest in progress) holds the write lock: plans still answer.
+            let writer = try Store(path: fixture.database, create: false)
+            try writer.connection.execute("BEGIN IMMEDIATE")
+            defer { try? writer.connection.execute("ROLLBACK") }
+            let started = Date()
+            #expect(try await client.execute(uri: "/v1/devices/dev-2/plan", method: .get, headers: read).status == .ok)
+            #expect(try await client.execute(uri: "/v1/devices?limit=5", method: .get, headers: read).status == .ok)
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
     @Test func aBadBodyIs400WithLineAndColumnAndStoresNothing() async throws {
         try await withServer { client, fixture in
             let bad = "time,device,app,event\n2013-11-11T08:00:00Z,dev-1,com.example.news,launch\n2013-11-11T08:05:00Z,dev-1,com.example.news,jump\n"
