@@ -36,7 +36,7 @@ struct ServeBinaryTests {
             process.standardError = FileHandle(forWritingAtPath: stderrPath)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(120)
             var found: Int?
             while found == nil && Date() < deadline && process.isRunning {
                 let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
@@ -54,6 +54,22 @@ struct ServeBinaryTests {
         }
 
         var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        /// Waits (up to 120 s) until the server holds a request body in its spool file, i.e. a
+        /// `POST /v1/events` is in flight; `false` if none was seen (it may have finished).
+        func waitForIngestInFlight() -> Bool {
+            let deadline = Date().addingTimeInterval(120)
+            let fds = "/proc/\(process.processIdentifier)/fd"
+            while Date() < deadline && process.isRunning {
+                for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
+                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains("fetchcast-body-") {
+                        return true
+                    }
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return false
+        }
 
         /// Sends SIGKILL (`kill -9`) and waits.
         func kill9() {
@@ -93,7 +109,7 @@ struct ServeBinaryTests {
         try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         let at = "2013-11-24T21:15:00Z"
-        let served: [PlanBody.Fetch] = try await TestClient.withClient(host: "127.0.0.1", port: server.port) { client in
+        let served: [PlanBody.Fetch] = try await TestClient.withClient(host: "127.0.0.1", port: server.port, configuration: ServeFixture.clientConfiguration) { client in
             let posted = try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
             #expect(posted.status == .ok)
             let unauthorized = try await client.get("/v1/devices/dev-1/plan")
@@ -124,11 +140,11 @@ struct ServeBinaryTests {
         let port = server.port
         // The POST runs while the server is killed; the client either got a 200 or nothing.
         let post = Task { () -> HTTPResponse.Status? in
-            try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            try? await TestClient.withClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration) { client in
                 try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
             }
         }
-        try await Task.sleep(for: .milliseconds(150))
+        _ = server.waitForIngestInFlight()
         server.kill9()
         let status = await post.value
 
@@ -152,11 +168,11 @@ struct ServeBinaryTests {
         let trace = ServeFixture.trace(devices: (0..<600).map { "t-\($0)" }, days: 14)
         let port = server.port
         let post = Task { () -> HTTPResponse.Status? in
-            try? await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            try? await TestClient.withClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration) { client in
                 try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
             }
         }
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(server.waitForIngestInFlight())
         #expect(server.terminate() == 0)
         #expect(await post.value == .ok)
         let store = try Store(path: fixture.database, create: false)
@@ -177,7 +193,7 @@ struct ServeBinaryTests {
     @Test func insecureOnLoopbackServesWithoutTokens() async throws {
         let fixture = try ServeFixture()
         let server = try Server(["--db", fixture.database, "--insecure-no-auth"], in: fixture)
-        let statuses = try await TestClient.withClient(host: "127.0.0.1", port: server.port) { client in
+        let statuses = try await TestClient.withClient(host: "127.0.0.1", port: server.port, configuration: ServeFixture.clientConfiguration) { client in
             [try await client.get("/readyz").status, try await client.get("/v1/devices").status]
         }
         #expect(statuses == [.ok, .ok])

@@ -90,8 +90,7 @@ struct RouteTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aPlanDoesNotWaitForAWriterHoldingTheLock() async throws {
+    @Test func aPlanDoesNotWaitForAWriterHoldingTheLock() async throws {
         try await withServer { client, fixture in
             let read = ServeFixture.bearer(ServeFixture.readToken)
             #expect(try await post(client, ServeFixture.trace()).status == .ok)
@@ -103,7 +102,8 @@ struct RouteTests {
             let started = Date()
             #expect(try await client.execute(uri: "/v1/devices/dev-2/plan", method: .get, headers: read).status == .ok)
             #expect(try await client.execute(uri: "/v1/devices?limit=5", method: .get, headers: read).status == .ok)
-            #expect(Date().timeIntervalSince(started) < 5)
+            // A plan that waited for the lock would wait the store's busy timeout (600 s), then fail.
+            #expect(Date().timeIntervalSince(started) < 120)
         }
     }
 

@@ -77,6 +77,27 @@ final class ServeFixture: @unchecked Sendable {
     static func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 }
 
+extension ServeFixture {
+    /// Clients wait long for an answer: tests of every target share one process, and CPU-bound
+    /// ones can hold its few concurrency threads for a minute or more (the answer comes, late).
+    static let clientConfiguration = TestClient.Configuration(timeout: .seconds(300))
+
+    /// Runs `body` with a patient client of the live server `live` (HummingbirdTesting's own
+    /// `.live` client gives up after 15 s).
+    static func withClient<T: Sendable>(of live: some TestClientProtocol, _ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
+        try await TestClient.withClient(host: "127.0.0.1", port: live.port!, configuration: clientConfiguration, operation: body)
+    }
+}
+
+extension TestClient.Response {
+    /// The body decoded as JSON.
+    func json<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data((body ?? ByteBuffer()).readableBytesView))
+    }
+
+    var status: HTTPResponse.Status { head.status }
+}
+
 extension TestResponse {
     /// The body decoded as JSON.
     func json<T: Decodable>(_ type: T.Type) throws -> T {
