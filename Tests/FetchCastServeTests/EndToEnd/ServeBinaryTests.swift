@@ -109,15 +109,15 @@ struct ServeBinaryTests {
         try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         let at = "2013-11-24T21:15:00Z"
-        let served: [PlanBody.Fetch] = try await TestClient.withClient(host: "127.0.0.1", port: server.port, configuration: ServeFixture.clientConfiguration) { client in
-            let posted = try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
-            #expect(posted.status == .ok)
-            let unauthorized = try await client.get("/v1/devices/dev-1/plan")
-            #expect(unauthorized.status == .unauthorized)
-            let plan = try await client.get("/v1/devices/dev-1/plan?at=\(at)&count=8", headers: ServeFixture.bearer(ServeFixture.readToken))
-            #expect(plan.status == .ok)
-            return try JSONDecoder().decode(PlanBody.self, from: Data((plan.body ?? ByteBuffer()).readableBytesView)).fetches
-        }
+        let port = server.port
+        let posted = try await ServeFixture.request(
+            port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
+        #expect(posted.status == .ok)
+        let unauthorized = try await ServeFixture.request(port: port, .get, "/v1/devices/dev-1/plan")
+        #expect(unauthorized.status == .unauthorized)
+        let plan = try await ServeFixture.request(port: port, .get, "/v1/devices/dev-1/plan?at=\(at)&count=8", headers: ServeFixture.bearer(ServeFixture.readToken))
+        #expect(plan.status == .ok)
+        let served = try plan.json(PlanBody.self).fetches
         #expect(server.terminate() == 0)
         #expect(server.stderr.contains("listening on http://127.0.0.1:\(server.port)"))
 
@@ -140,9 +140,8 @@ struct ServeBinaryTests {
         let port = server.port
         // The POST runs while the server is killed; the client either got a 200 or nothing.
         let post = Task { () -> HTTPResponse.Status? in
-            try? await TestClient.withClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration) { client in
-                try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
-            }
+            try? await ServeFixture.request(
+                port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
         _ = server.waitForIngestInFlight()
         server.kill9()
@@ -168,9 +167,8 @@ struct ServeBinaryTests {
         let trace = ServeFixture.trace(devices: (0..<600).map { "t-\($0)" }, days: 14)
         let port = server.port
         let post = Task { () -> HTTPResponse.Status? in
-            try? await TestClient.withClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration) { client in
-                try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
-            }
+            try? await ServeFixture.request(
+                port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
         #expect(server.waitForIngestInFlight())
         #expect(server.terminate() == 0)
@@ -193,10 +191,8 @@ struct ServeBinaryTests {
     @Test func insecureOnLoopbackServesWithoutTokens() async throws {
         let fixture = try ServeFixture()
         let server = try Server(["--db", fixture.database, "--insecure-no-auth"], in: fixture)
-        let statuses = try await TestClient.withClient(host: "127.0.0.1", port: server.port, configuration: ServeFixture.clientConfiguration) { client in
-            [try await client.get("/readyz").status, try await client.get("/v1/devices").status]
-        }
-        #expect(statuses == [.ok, .ok])
+        #expect(try await ServeFixture.request(port: server.port, .get, "/readyz").status == .ok)
+        #expect(try await ServeFixture.request(port: server.port, .get, "/v1/devices").status == .ok)
         #expect(server.terminate() == 0)
     }
 }
