@@ -178,6 +178,25 @@ struct ServeBinaryTests {
         #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == Int64(trace.split(separator: "\n").count - 1))
     }
 
+    @Test func predictAtNowPlansFromTheClockLikeTheServer() throws {
+        let fixture = try ServeFixture()
+        let trace = fixture.directory + "/trace.csv"
+        try ServeFixture.trace().write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["ingest", "--db", fixture.database, "--quiet", trace]).status == 0)
+        let before = Date().timeIntervalSince1970
+        let now = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--at", "now", "--count", "3", "--format", "json"])
+        #expect(now.status == 0, "\(now.stderr)")
+        let fetches = try String(decoding: now.stdout, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8))
+        }
+        #expect(fetches.count == 3)
+        #expect(fetches.allSatisfy { $0.fetch_at_unix >= before })
+        // Without --at, predict plans from the device's last event (2013): history, not now.
+        let history = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--count", "1", "--format", "json"])
+        let first = try JSONDecoder().decode(PlanBody.Fetch.self, from: history.stdout)
+        #expect(first.fetch_at_unix < ServeFixture.now + 86_400)
+    }
+
     @Test func refusesToStartWithoutTokensOrOffLoopback() throws {
         let fixture = try ServeFixture()
         let none = try Self.run(["serve", "--db", fixture.database, "--port", "0"])
