@@ -67,6 +67,7 @@ let package = Package(
                 "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench", "FetchCastPredict",
                 "FetchCastServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore"]),
