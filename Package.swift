@@ -13,9 +13,19 @@ let package = Package(
         .library(name: "FetchCastStore", targets: ["FetchCastStore"]),
         .library(name: "FetchCastReplay", targets: ["FetchCastReplay"]),
         .library(name: "FetchCastPredict", targets: ["FetchCastPredict"]),
+        .library(name: "FetchCastServe", targets: ["FetchCastServe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -33,11 +43,32 @@ let package = Package(
         .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
         .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
+        // The HTTP service (`fetchcast serve`): HTTP only; the work is FetchCastPredict's `FetchCastService`.
+        .target(
+            name: "FetchCastServe",
+            dependencies: [
+                "FetchCastPredict", "FetchCastStore", "FetchCastTrace",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.embedInCode("Resources/openapi.json")]
+        ),
         .executableTarget(
             name: "fetchcast",
             dependencies: [
                 "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench", "FetchCastPredict",
+                "FetchCastServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // What an app or SDK would write (docs/model.md, "Embedding the scheduler in an app"):
@@ -53,6 +84,13 @@ let package = Package(
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel"]),
+        .testTarget(
+            name: "FetchCastServeTests",
+            dependencies: [
+                "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "FetchCastCLITests",
             dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore"],

@@ -8,6 +8,9 @@ swift build --build-tests
 echo "== running the Swift test suites" >&2
 swift test --skip-build
 
+# The HTTP API: schemathesis against /openapi.json of a running `fetchcast serve` (bounded examples).
+scripts/schemathesis.sh
+
 # Notebooks: re-execute each headless from a clean kernel (fails if any cell fails).
 # Needs only python3 with venv and pip; the pinned packages go into Notebooks/.venv.
 if ! command -v python3 >/dev/null; then

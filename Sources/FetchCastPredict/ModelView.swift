@@ -58,26 +58,31 @@ public struct ModelView {
         out.write("observed \(CSVField.fixed(model.observedHours(at: now), decimals: 0)) h (recency-weighted, half-life \(CSVField.fixed(model.configuration.halfLifeDays, decimals: 0)) days)\n")
         let apps = appID.map { [$0] } ?? Array(model.appsBySessions.prefix(5))
         for app in apps {
-            guard let rates = model.contentRates(app: app, now: now) else { continue }
-            var quiet: [String] = []
-            for h in 0..<24 {
-                var total = 0.0
-                for d in 0..<7 { total += rates[d * 24 + h] }
-                if total / 7 < 0.5 { quiet.append((h < 10 ? "0" : "") + String(h) + ":00") }
-            }
-            let listed = quiet.isEmpty ? "none" : quiet.joined(separator: " ")
+            guard let quiet = quietHours(app: app) else { continue }
+            let listed = quiet.isEmpty ? "none" : quiet.map { ($0 < 10 ? "0" : "") + String($0) + ":00" }.joined(separator: " ")
             out.write("quiet hours for \(name(app)) (new content < 0.5/h): \(listed)\n")
         }
-        let prior = snapshot.prior(for: deviceID)
-        // Pairs that matter for fetching: into the app shown, or into the device's top apps.
-        let targets = Set(appID.map { [$0] } ?? Array(model.appsBySessions.prefix(10)))
-        let pairs = model.strongestPairs(limit: 200, now: now, prior: prior, minimumTrials: 10)
-            .filter { targets.contains($0.1) }.prefix(10)
+        let pairs = strongestPairs()
         if !pairs.isEmpty {
             out.write("strongest co-usage (P(session of B within 30 min after A), trigger launches):\n")
             for (x, y, p, n) in pairs {
                 out.write("  \(name(x)) → \(name(y))  p=\(CSVField.fixed(p, decimals: 2))  n=\(CSVField.fixed(n, decimals: 0))\n")
             }
         }
+    }
+
+    /// The local hours (0–23) when the app's new content averages under 0.5 an hour over the
+    /// week; `nil` when the app has no content evidence.
+    func quietHours(app: Int32) -> [Int]? {
+        guard let rates = model.contentRates(app: app, now: model.lastEventTime ?? 0) else { return nil }
+        return (0..<24).filter { h in (0..<7).reduce(0.0) { $0 + rates[$1 * 24 + h] } / 7 < 0.5 }
+    }
+
+    /// The co-usage pairs that matter for fetching (into the app shown, or into the device's
+    /// top apps), strongest first: (trigger, app, P(session of app within τ after trigger), trigger launches).
+    func strongestPairs() -> [(Int32, Int32, Double, Double)] {
+        let targets = Set(appID.map { [$0] } ?? Array(model.appsBySessions.prefix(10)))
+        return Array(model.strongestPairs(limit: 200, now: model.lastEventTime ?? 0, prior: snapshot.prior(for: deviceID), minimumTrials: 10)
+            .filter { targets.contains($0.1) }.prefix(10))
     }
 }

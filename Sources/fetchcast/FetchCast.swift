@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 @main
-struct FetchCast: ParsableCommand {
+struct FetchCast: AsyncParsableCommand {
     static let version = "0.2.0"
 
     static let configuration = CommandConfiguration(
@@ -20,7 +20,7 @@ struct FetchCast: ParsableCommand {
               fetchcast devices                             # device ids, with their top apps
             """,
         version: version,
-        subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self]
+        subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Bench.self, Serve.self]
     )
 
     func run() throws {

@@ -57,11 +57,15 @@ public final class Ingestor {
 
     /// Ingests one file (`-` for standard input).
     ///
+    /// - Parameters:
+    ///   - path: The file, or `-`.
+    ///   - name: The name the store records for the file (default: `path`), e.g. for a
+    ///     request body spooled to a temporary file.
     /// - Returns: What happened.
     /// - Throws: ``TraceError`` for bad input (the store is left as it was before the file),
     ///   ``StoreError`` when the store fails.
     /// - Complexity: O(rows) time; memory O(devices × apps + device-days), not O(rows).
-    public func ingest(path: String) throws -> FileIngestResult {
+    public func ingest(path: String, name: String? = nil) throws -> FileIngestResult {
         let started = WallClock.monotonic()
         let c = store.connection
         var knownHash: String?
@@ -101,7 +105,7 @@ public final class Ingestor {
             }
             let fileInsert = try c.prepare(
                 "INSERT INTO files(name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at) VALUES (?, ?, '', 0, 0, 0, 0, ?)")
-            try fileInsert.bind([.text(path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
+            try fileInsert.bind([.text(name ?? path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
             try fileInsert.run()
             let fileID = c.lastInsertRowID
             let insert = try c.prepare(

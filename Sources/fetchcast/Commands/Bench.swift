@@ -29,15 +29,21 @@ extension FetchCast {
                 most 1.00x meets it).
                 model: the model's per-event update cost after 1 M and after 10 M events of one \
                 device (flat means O(1) in history).
+                serve: on a store holding --trace plus a synthetic fleet (--devices devices, --rows \
+                rows), the in-process plan rate (every core) against GET /v1/devices/{d}/plan \
+                from --clients keep-alive clients to a `fetchcast serve` child (target: at least \
+                0.5x, p99 at most 10 ms), a /v1/plans sweep of every device and the server's peak \
+                RSS, then POST /v1/events of a 500,000-row gzip trace against `fetchcast ingest` of \
+                the same file (target: at least 0.7x).
                 """)
 
-        @Argument(help: "What to measure: ingest, replay, predict or model.")
+        @Argument(help: "What to measure: ingest, replay, predict, model or serve.")
         var target: String = "ingest"
 
         @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
         var rows: String?
 
-        var sizeList: String { rows ?? (target == "replay" ? "3000000" : "500000,2000000") }
+        var sizeList: String { rows ?? (target == "replay" ? "3000000" : target == "serve" ? "1000000" : "500000,2000000") }
 
         @Option(help: "Runs per size; the fastest pair is reported.")
         var repeats: Int = 3
@@ -51,9 +57,18 @@ extension FetchCast {
         @Option(help: "CLI calls timed by `bench predict`.")
         var calls: Int = 30
 
+        @Option(help: "Devices of the synthetic fleet of `bench serve`.")
+        var devices: Int = 10_000
+
+        @Option(help: "Concurrent keep-alive HTTP clients of `bench serve`.")
+        var clients: Int = 32
+
+        @Option(help: "Rows of the trace `bench serve` posts and ingests.")
+        var postRows: Int = 500_000
+
         func validate() throws {
-            guard ["ingest", "replay", "predict", "model"].contains(target) else {
-                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict or model.")
+            guard ["ingest", "replay", "predict", "model", "serve"].contains(target) else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model or serve.")
             }
             guard sizeList.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ValidationError("--rows takes positive whole numbers separated by commas, e.g. 500000,2000000.")
@@ -75,6 +90,10 @@ extension FetchCast {
             if target == "predict" {
                 try runPredict(directory: dir, log: &err)
                 if workDir == nil { rmdir(dir) }
+                return
+            }
+            if target == "serve" {
+                try runServe(rows: sizes.first ?? 1_000_000, directory: dir, log: &err)
                 return
             }
             if target == "model" {
@@ -135,6 +154,37 @@ extension FetchCast {
             let verdict = { (x: Double) in x <= 1 ? "meets" : "MISSES" }
             log.write("load + decode + plan p99 \(ms(r.queryP99)) ms over \(r.querySamples) queries: \(ratio(r.queryP99OfTarget)) of the 1 ms target (\(verdict(r.queryP99OfTarget)) it); ")
             log.write("CLI call p95 \(ms(r.cliP95)) ms: \(ratio(r.cliP95OfTarget)) of the 50 ms target (\(verdict(r.cliP95OfTarget)) it)\n")
+            try FetchCast.finish(out)
+        }
+
+        private func runServe(rows: Int, directory: String, log: inout FileSink) throws {
+            var options = ServeBenchmark.Options()
+            let path = trace ?? "../shared/data/ubiqlog-dev.csv.gz"
+            options.trace = access(path, R_OK) == 0 ? path : nil
+            options.fleetDevices = devices
+            options.fleetRows = rows
+            options.clients = clients
+            options.ingestRows = postRows
+            let r: ServeBenchmark.Result
+            do {
+                r = try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            var out = FileSink.standardOutput()
+            let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
+            let table = [["devices", "events", "in_process_plans_s", "http_requests_s", "http_vs_in_process", "p50_ms", "p99_ms", "p99.9_ms",
+                          "errors", "sweep_s", "server_peak_MiB", "ingest_s", "post_s", "post_vs_ingest"],
+                         [String(r.devices), String(r.events), CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0),
+                          CSVField.fixed(r.httpRequestsPerSecond, decimals: 0), CSVField.fixed(r.throughputRatio, decimals: 2) + "x",
+                          ms(r.p50), ms(r.p99), ms(r.p999), String(r.httpErrors), CSVField.fixed(r.sweepSeconds, decimals: 2),
+                          CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), CSVField.fixed(r.cliIngestSeconds, decimals: 2),
+                          CSVField.fixed(r.postSeconds, decimals: 2), CSVField.fixed(r.ingestRatio, decimals: 2) + "x"]]
+            TextTable.write(table, rightAligned: Set(0..<14), to: &out)
+            let verdict = { (ok: Bool) in ok ? "meets" : "MISSES" }
+            log.write("HTTP throughput \(CSVField.fixed(r.throughputRatio, decimals: 2))x the in-process rate (target 0.5x: \(verdict(r.throughputRatio >= 0.5)) it), ")
+            log.write("p99 \(ms(r.p99)) ms (target 10 ms: \(verdict(r.p99 <= 0.010)) it), ")
+            log.write("POST \(CSVField.fixed(r.ingestRatio, decimals: 2))x the events/s of fetchcast ingest (target 0.7x: \(verdict(r.ingestRatio >= 0.7)) it); scratch files in \(directory)\n")
             try FetchCast.finish(out)
         }
 

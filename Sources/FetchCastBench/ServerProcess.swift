@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FetchCastStore
+
+/// `fetchcast serve --port 0 --insecure-no-auth` as a child process, with the port it printed.
+final class ServerProcess {
+    let pid: pid_t
+    let port: Int
+    private var stopped = false
+
+    init(executable: String, store: String, directory: String) throws {
+        let errPath = directory + "/serve-\(UInt32.random(in: 0...UInt32.max)).err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = [executable, "serve", "--db", store, "--port", "0", "--insecure-no-auth", "--max-body", "1GiB"]
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = cArgs.withUnsafeBufferPointer { posix_spawnp(&child, argv[0], &actions, nil, $0.baseAddress!, environ) }
+        guard rc == 0 else { throw ServeBenchmark.Failure(description: "cannot start \(executable) serve") }
+        pid = child
+        let deadline = WallClock.monotonic() + 30
+        var found: Int?
+        while found == nil && WallClock.monotonic() < deadline {
+            let text = (try? ServeBenchmark.readFile(errPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if let range = text.firstRange(of: "listening on http://127.0.0.1:") {
+                found = Int(text[range.upperBound...].prefix(while: \.isNumber))
+            } else {
+                usleep(20_000)
+            }
+        }
+        guard let found else {
+            kill(child, SIGKILL)
+            throw ServeBenchmark.Failure(description: "fetchcast serve did not start (see \(errPath))")
+        }
+        port = found
+    }
+
+    /// The child's peak resident set (VmHWM), in KiB.
+    func peakRSSKiB() -> Int {
+        guard let bytes = try? ServeBenchmark.readFile("/proc/\(pid)/status") else { return 0 }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// SIGTERM, then waits for the exit.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    deinit { stop() }
+}

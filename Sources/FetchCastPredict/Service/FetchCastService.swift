@@ -1,0 +1,252 @@
+import FetchCastStore
+import FetchCastTrace
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store, the model and the planner behind one long-running process: ingest a batch, plan
+/// a device, plan every device in a window, list devices, show a device's model.
+///
+/// It knows nothing of HTTP (`fetchcast serve` is one transport over it). Every method blocks
+/// on SQLite: call it from a thread that may block, not from an event loop.
+///
+/// Plans come from exactly the code `fetchcast predict` runs (``ModelRepository`` and
+/// ``Predictor/predict(_:snapshot:)``), ingests from the code `fetchcast ingest` runs
+/// (``Ingestor``), so what is served is what is measured.
+///
+/// Concurrency: one writer connection, serialized, with `PRAGMA synchronous=FULL` so that a
+/// committed ingest survives power loss; any number of reader connections (a pool: one per
+/// thread that plans at a time), each with its own ``ModelRepository``. The store is in WAL
+/// mode, so readers see the last committed snapshot and never wait for an ingest in progress.
+/// Events are folded into the model under the write lock (``ModelRepository`` does that for
+/// `predict` too): ``foldPending()`` right after an ingest, and an ingest first folds what the
+/// ingests before it added, so no ingest ever starts while the model is behind. A plan thus
+/// never waits for an ingest; one asked in the short while between an ingest's commit and the
+/// end of its fold waits for that fold (and then reflects the events: read-your-writes).
+public final class FetchCastService: Sendable {
+    /// The database file.
+    public let path: String
+    private let writer: Mutex<Writer>
+    private let readers = Mutex<[Reader]>([])
+    private let now: @Sendable () -> Double
+
+    /// Opens (creating when missing) the store at `path`.
+    /// - Parameters:
+    ///   - path: The store file.
+    ///   - now: The clock (Unix seconds) for plans asked without `at` and for ingest times.
+    /// - Throws: ``StoreError`` when the store cannot be opened.
+    public init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
+        self.path = path
+        self.now = now
+        let store = try Store(path: path, create: true)
+        // NORMAL (the CLI's level) is durable against a crash of the process only; FULL also
+        // syncs the WAL at each commit, so a 200 means the events survive power loss.
+        try store.connection.execute("PRAGMA synchronous=FULL")
+        writer = Mutex(Writer(store: store))
+    }
+
+    // MARK: Ingest
+
+    /// What an ingest did.
+    public struct IngestOutcome: Sendable, Hashable, Codable {
+        /// Events added (0 for a duplicate).
+        public var events: Int64
+        /// Whether these exact bytes had been ingested before (nothing was added).
+        public var duplicate: Bool
+        /// SHA-256 of the bytes: the file's key in the store.
+        public var file: String
+    }
+
+    /// Ingests a trace file (CSV or JSON Lines, gzip or plain) in one durable transaction, the
+    /// way `fetchcast ingest` does; bytes ingested before add nothing.
+    /// - Parameters:
+    ///   - file: The trace on disk.
+    ///   - name: The name the store records for it (`fetchcast files` lists it).
+    /// - Throws: ``TraceError`` for bad input, with `file` set to `name` (nothing is stored);
+    ///   ``StoreError`` when the store fails.
+    /// - Complexity: O(rows); ingests run one at a time.
+    public func ingest(file: String, name: String) throws -> IngestOutcome {
+        try writer.withLock { writer in
+            // Never start an ingest while the model is behind (see the type's discussion).
+            _ = try writer.repository.refresh(devices: [])
+            let ingestor = Ingestor(store: writer.store, options: Ingestor.Options(now: now))
+            do {
+                let result = try ingestor.ingest(path: file, name: name)
+                return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested, file: result.sha256)
+            } catch var error as TraceError {
+                error.file = name
+                throw error
+            }
+        }
+    }
+
+    /// Folds the events ingested since the last fold into the model, on the writer connection;
+    /// call it after an ingest, off the request's path. Does nothing when the model is current.
+    /// - Complexity: O(new events + devices × apps) when there are new events.
+    public func foldPending() throws {
+        try writer.withLock { writer in _ = try writer.repository.refresh(devices: []) }
+    }
+
+    // MARK: Plans
+
+    /// The plan of one device: what `fetchcast predict --device D` prints for the same request.
+    ///
+    /// - Parameter request: `device` must be set; `at == nil` plans from this service's clock
+    ///   (a live backend asks about now, not about the device's last event).
+    /// - Throws: ``ServiceError/unknownDevice(_:)``, ``ServiceError/unknownApp(_:)``, or what
+    ///   the store throws.
+    public func plan(_ request: PredictionRequest) throws -> [Prediction] {
+        guard let device = request.device else { throw ServiceError.unknownDevice("") }
+        var request = request
+        if request.at == nil { request.at = now() }
+        return try withReader { reader in
+            let snapshot = try reader.repository.refresh(devices: [device])
+            try Self.check(request, in: snapshot)
+            return try Predictor.predict(request, snapshot: snapshot)
+        }
+    }
+
+    /// Every planned fetch of every device in [`from`, `to`), a batch of devices at a time (in
+    /// name order), as `predict` does for a whole store.
+    ///
+    /// - Parameters:
+    ///   - from: Plans start here (Unix seconds).
+    ///   - to: Only fetches before this (at most 24 hours after `from`: the planner's horizon).
+    ///   - budget: Fetches per device per day.
+    ///   - batchSize: Devices planned at once (memory is O(`batchSize`), not O(devices)).
+    /// - Returns: A sweep; call ``PlanSweep/next()`` until it returns `nil`.
+    public func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256) throws -> PlanSweep {
+        let reader = try takeReader()
+        do {
+            // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
+            // a transport can write each batch before the next is planned.
+            let names = try reader.repository.refresh(devices: []).deviceNames.values.sorted()
+            return PlanSweep(service: self, reader: reader, names: names, from: from, to: to, budget: budget, batchSize: max(1, batchSize))
+        } catch {
+            giveBack(reader)
+            throw error
+        }
+    }
+
+    /// A sweep over every device's plan, batch by batch (see ``FetchCastService/sweep(from:to:budget:batchSize:)``).
+    public final class PlanSweep: @unchecked Sendable {
+        // Used by one thread at a time: a transport calls `next()` from one task.
+        private let service: FetchCastService
+        private var reader: Reader?
+        private let names: [String]
+        private let request: PredictionRequest
+        private let to: Double
+        private let batchSize: Int
+        private var start = 0
+
+        fileprivate init(service: FetchCastService, reader: Reader, names: [String], from: Double, to: Double, budget: Double, batchSize: Int) {
+            self.service = service
+            self.reader = reader
+            self.names = names
+            self.to = to
+            self.batchSize = batchSize
+            request = PredictionRequest(at: from, count: .max, budget: budget)
+        }
+
+        deinit { if let reader { service.giveBack(reader) } }
+
+        /// The next batch's fetches in [`from`, `to`), or `nil` when every device was planned.
+        public func next() throws -> [Prediction]? {
+            guard let reader, start < names.count else {
+                if let reader { service.giveBack(reader) }
+                self.reader = nil
+                return nil
+            }
+            let batch = names[start..<min(names.count, start + batchSize)]
+            start += batchSize
+            let snapshot = try reader.repository.refresh(devices: Set(batch))
+            return try Predictor.predict(request, snapshot: snapshot).filter { $0.fetchAtUnix < to }
+        }
+    }
+
+    // MARK: Devices and models
+
+    /// One page of devices in name order, after `after`.
+    public func devices(after: String?, limit: Int) throws -> [DeviceListing] {
+        try withReader { try $0.store.deviceSummaries(after: after, limit: limit) }
+    }
+
+    /// What `fetchcast model --device D [--app A]` shows, as a value.
+    /// - Throws: ``ServiceError/unknownDevice(_:)`` or ``ServiceError/unknownApp(_:)``.
+    public func model(device: String, app: String?) throws -> ModelDocument {
+        try withReader { reader in
+            let snapshot = try reader.repository.refresh(devices: [device])
+            try Self.check(PredictionRequest(device: device, app: app), in: snapshot)
+            return try ModelView(snapshot: snapshot, device: device, app: app).document()
+        }
+    }
+
+    // MARK: Health
+
+    /// Throws unless the store can be read.
+    public func checkReadable() throws {
+        _ = try withReader { try $0.store.lastEventID() }
+    }
+
+    /// Bytes of the store on disk: the database file and its write-ahead log.
+    public var storeBytes: Int64 {
+        Self.fileBytes(path) + Self.fileBytes(path + "-wal")
+    }
+
+    // MARK: Connections
+
+    private struct Writer {
+        let store: Store
+        let repository: ModelRepository
+
+        init(store: Store) {
+            self.store = store
+            repository = ModelRepository(store: store)
+        }
+    }
+
+    /// A reader connection and its repository, used by one thread at a time.
+    fileprivate final class Reader: @unchecked Sendable {
+        let store: Store
+        let repository: ModelRepository
+
+        init(path: String) throws {
+            store = try Store(path: path, create: false)
+            repository = ModelRepository(store: store)
+        }
+    }
+
+    /// A pooled reader, or a new one when every pooled reader is in use.
+    private func takeReader() throws -> Reader {
+        if let reader = readers.withLock({ $0.popLast() }) { return reader }
+        return try Reader(path: path)
+    }
+
+    fileprivate func giveBack(_ reader: Reader) {
+        readers.withLock { $0.append(reader) }
+    }
+
+    private func withReader<T>(_ body: (Reader) throws -> T) throws -> T {
+        let reader = try takeReader()
+        defer { giveBack(reader) }
+        return try body(reader)
+    }
+
+    private static func fileBytes(_ path: String) -> Int64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : 0
+    }
+
+    private static func check(_ request: PredictionRequest, in snapshot: ModelRepository.Snapshot) throws {
+        if let device = request.device, snapshot.device(named: device).flatMap({ snapshot.models[$0] }) == nil {
+            throw ServiceError.unknownDevice(device)
+        }
+        if let app = request.app, snapshot.app(named: app) == nil {
+            throw ServiceError.unknownApp(app)
+        }
+    }
+}

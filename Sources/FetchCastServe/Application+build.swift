@@ -1,0 +1,82 @@
+import FetchCastPredict
+import Hummingbird
+import HummingbirdCore
+import HummingbirdAuth
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+
+/// The Prometheus registry behind `/metrics`; the first use bootstraps swift-metrics with it
+/// (swift-metrics has one backend a process), with latency buckets from 0.25 ms to 10 s.
+public enum ServeMetrics {
+    /// The process's registry.
+    public static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
+            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .seconds(2.5), .seconds(10),
+        ]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }()
+}
+
+/// The HTTP service: router, middleware (logging, metrics, JSON errors, bearer tokens) and
+/// the services it runs (the server, the blocking thread pools).
+///
+/// - Parameters:
+///   - configuration: Address, store, tokens and limits.
+///   - logger: Where request logs go (never a token or a body).
+///   - onRunning: Called with the port once the server listens (the real one for port 0).
+/// - Returns: The application and the routes it registered.
+/// - Throws: ``StoreError`` when the store cannot be opened.
+public func buildApplication(
+    configuration: ServeConfiguration, logger: Logger = Logger(label: "fetchcast.serve"),
+    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> (application: some ApplicationProtocol, routes: RouteTable) {
+    let service = try FetchCastService(path: configuration.databasePath, now: configuration.now)
+    let pools = BlockingPools(readThreads: configuration.readThreads)
+    let registry = ServeMetrics.registry
+    let table = RouteTable()
+
+    let router = Router(context: ServeRequestContext.self)
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: TokenAuthenticator(tokens: configuration.tokens))
+
+    let operations = OperationsController(
+        service: service, pools: pools, registry: registry,
+        storeBytes: registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "store", unitName: "bytes", helpText: "Bytes of the store file and its write-ahead log")))
+    operations.addOpenRoutes(to: RecordedGroup(group: router.group(), prefix: "", table: table))
+    operations.addRoutes(to: RecordedGroup(group: router.group().add(middleware: RequireScope(scope: .read)), prefix: "", table: table))
+
+    let v1Read = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .read)), prefix: "/v1", table: table)
+    DevicesController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
+    PlansController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
+
+    let v1Ingest = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .ingest)), prefix: "/v1", table: table)
+    EventsController(
+        service: service, pools: pools, maxBody: configuration.maxBody, spoolDirectory: configuration.spoolDirectory,
+        eventsIngested: registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events"))
+    ).addRoutes(to: v1Ingest)
+
+    var http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ExpectContinueHandler()],
+        idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
+    // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields).
+    http1.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
+    let app = Application(
+        router: router,
+        server: .http1(configuration: http1),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "fetchcast"),
+        services: [pools],
+        onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+    return (app, table)
+}

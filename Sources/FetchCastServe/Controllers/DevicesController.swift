@@ -1,0 +1,93 @@
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTrace
+import Hummingbird
+
+/// `GET /v1/devices`, `GET /v1/devices/{device}/plan`, `GET /v1/devices/{device}/model`.
+struct DevicesController {
+    typealias Context = ServeRequestContext
+    let service: FetchCastService
+    let pools: BlockingPools
+    let now: @Sendable () -> Double
+
+    func addRoutes(to group: RecordedGroup) {
+        group.get("devices", use: list)
+        group.get("devices/{device}/plan", use: plan)
+        group.get("devices/{device}/model", use: model)
+    }
+
+    struct DeviceList: Codable {
+        struct Device: Codable {
+            var device: String
+            var events: Int64
+            var firstEvent: String
+            var lastEvent: String
+
+            enum CodingKeys: String, CodingKey {
+                case device, events
+                case firstEvent = "first_event"
+                case lastEvent = "last_event"
+            }
+        }
+        var devices: [Device]
+        /// Pass as `after` for the next page; absent on the last page.
+        var next: String?
+    }
+
+    /// One page of devices in id order, with event counts and first/last event times (UTC).
+    @Sendable func list(request: Request, context: Context) async throws -> Response {
+        let query = Query(request: request, now: now)
+        let limit = try query.integer("limit", in: 1...1000) ?? 100
+        let after = try query.text("after")
+        let service = self.service
+        let page = try await pools.read { try service.devices(after: after, limit: limit + 1) }
+        let devices = page.prefix(limit).map {
+            DeviceList.Device(device: $0.device, events: $0.events,
+                              firstEvent: Timestamp.format(micros: $0.firstMicros, utcOffsetSeconds: 0),
+                              lastEvent: Timestamp.format(micros: $0.lastMicros, utcOffsetSeconds: 0))
+        }
+        return try JSONResponse.make(DeviceList(devices: Array(devices), next: page.count > limit ? devices.last?.device : nil))
+    }
+
+    struct Plan: Codable {
+        var device: String
+        /// Where the plan starts (Unix seconds): `at`, or the server's clock.
+        var atUnix: Double
+        var fetches: [Prediction]
+
+        enum CodingKeys: String, CodingKey {
+            case device, fetches
+            case atUnix = "at_unix"
+        }
+    }
+
+    /// The plan `fetchcast predict --device D --at T` prints, from `at` or the server's now.
+    @Sendable func plan(request: Request, context: Context) async throws -> Response {
+        let device = try Query.pathID("device", context: context)
+        let query = Query(request: request, now: now)
+        let at = try query.time("at") ?? now()
+        let planRequest = PredictionRequest(
+            device: device, app: try query.text("app"), at: at, notBefore: try query.time("not_before"),
+            count: try query.integer("count", in: 1...1000) ?? 10, budget: try query.number("budget", in: 1...1440) ?? 24)
+        let service = self.service
+        let fetches = try await Self.answer { try await pools.read { try service.plan(planRequest) } }
+        return try JSONResponse.make(Plan(device: device, atUnix: at, fetches: fetches))
+    }
+
+    /// What `fetchcast model --device D [--app A]` shows, as JSON.
+    @Sendable func model(request: Request, context: Context) async throws -> Response {
+        let device = try Query.pathID("device", context: context)
+        let app = try Query(request: request, now: now).text("app")
+        let service = self.service
+        return try JSONResponse.make(try await Self.answer { try await pools.read { try service.model(device: device, app: app) } })
+    }
+
+    /// Maps the service's errors to statuses: an unknown device or app is a `404`.
+    static func answer<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ServiceError {
+            throw APIError(.notFound, error.description)
+        }
+    }
+}

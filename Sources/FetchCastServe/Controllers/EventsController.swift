@@ -1,0 +1,55 @@
+import FetchCastPredict
+import FetchCastTrace
+import Hummingbird
+import Prometheus
+
+/// `POST /v1/events`: a trace as `fetchcast ingest` reads it, one request = one transaction.
+struct EventsController {
+    typealias Context = ServeRequestContext
+    let service: FetchCastService
+    let pools: BlockingPools
+    let maxBody: Int
+    let spoolDirectory: String
+    let eventsIngested: Prometheus.Counter
+
+    func addRoutes(to group: RecordedGroup) {
+        group.post("events", use: ingest)
+    }
+
+    /// Spools the body (at most `maxBody` bytes, else `413` and nothing stored) to a temporary
+    /// file, then ingests it on the writer thread; answers only after the commit.
+    @Sendable func ingest(request: Request, context: Context) async throws -> Response {
+        if let encoding = request.headers[.contentEncoding], !["gzip", "identity", "x-gzip"].contains(encoding.lowercased()) {
+            throw APIError(.unsupportedMediaType, "Content-Encoding \(encoding) is not supported (send gzip or plain bytes)")
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBody {
+            throw APIError(.contentTooLarge, "the body has \(length) bytes, more than the server's --max-body of \(maxBody) bytes; split the trace")
+        }
+        let spool = try await pools.read { try Spool(directory: spoolDirectory) }
+        defer { spool.remove() }
+        var total = 0
+        for try await buffer in request.body {
+            total += buffer.readableBytes
+            if total > maxBody {
+                throw APIError(.contentTooLarge, "the body is longer than the server's --max-body of \(maxBody) bytes; split the trace")
+            }
+            try await pools.read { try buffer.withUnsafeReadableBytes { try spool.write($0) } }
+        }
+        let service = self.service
+        let name = "POST /v1/events (\(context.identity?.name ?? "anonymous"))"
+        let outcome: FetchCastService.IngestOutcome
+        do {
+            outcome = try await pools.write { try service.ingest(file: spool.path, name: name) }
+        } catch let error as TraceError {
+            throw APIError(.badRequest, error.problem.message, line: error.line, column: error.column)
+        }
+        eventsIngested.increment(by: Int64(outcome.events))
+        if outcome.events > 0 {
+            // Fold the new events now, off this request's path, so that plans find the model
+            // current (the next ingest folds first if this has not run yet).
+            let pools = self.pools
+            Task { try? await pools.write { try service.foldPending() } }
+        }
+        return try JSONResponse.make(outcome)
+    }
+}

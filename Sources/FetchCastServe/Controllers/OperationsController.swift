@@ -1,0 +1,45 @@
+import FetchCastPredict
+import Hummingbird
+import Prometheus
+
+/// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`.
+struct OperationsController {
+    typealias Context = ServeRequestContext
+    let service: FetchCastService
+    let pools: BlockingPools
+    let registry: PrometheusCollectorRegistry
+    let storeBytes: Prometheus.Gauge
+
+    /// Routes that need no token.
+    func addOpenRoutes(to group: RecordedGroup) {
+        group.get("healthz") { _, _ in try JSONResponse.make(["status": "ok"]) }
+        group.get("readyz", use: ready)
+        group.get("openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
+        }
+    }
+
+    /// Routes that need `read`.
+    func addRoutes(to group: RecordedGroup) {
+        group.get("metrics", use: metrics)
+    }
+
+    /// `200` when the store can be read, else `503`.
+    @Sendable func ready(request: Request, context: Context) async throws -> Response {
+        let service = self.service
+        do {
+            try await pools.read { try service.checkReadable() }
+        } catch {
+            throw APIError(.serviceUnavailable, "the store cannot be read: \(error)")
+        }
+        return try JSONResponse.make(["status": "ready"])
+    }
+
+    /// Prometheus text exposition.
+    @Sendable func metrics(request: Request, context: Context) async throws -> Response {
+        storeBytes.set(service.storeBytes)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+}

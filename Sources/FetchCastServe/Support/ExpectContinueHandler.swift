@@ -1,0 +1,21 @@
+import NIOCore
+import HTTPTypes
+import NIOHTTPTypes
+
+/// Answers `Expect: 100-continue` with `100 Continue`, so that clients that ask first (curl
+/// does for bodies over 1 MiB) send the body at once instead of after their own timeout (1 s
+/// for curl). Hummingbird's HTTP/1.1 channel does not; this sits after its codec.
+final class ExpectContinueHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let request) = unwrapInboundIn(data),
+           request.headerFields[.expect]?.lowercased() == "100-continue"
+        {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+        }
+        context.fireChannelRead(data)
+    }
+}

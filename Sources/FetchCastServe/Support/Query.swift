@@ -1,0 +1,63 @@
+import FetchCastTrace
+import Foundation
+import Hummingbird
+
+/// Reads and checks query and path parameters: a bad value is a `400` naming the parameter.
+struct Query {
+    let request: Request
+    let now: @Sendable () -> Double
+
+    /// A text parameter (percent-decoded), checked like an id.
+    func text(_ name: String) throws -> String? {
+        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        return try Self.checkedID(String(value), parameter: name)
+    }
+
+    /// A time: ISO 8601 with offset, a date, Unix seconds, or `now`.
+    func time(_ name: String) throws -> Double? {
+        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        if value == "now" { return now() }
+        guard let t = Timestamp.parseArgument(String(value)) else {
+            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date, Unix seconds or now")
+        }
+        return t
+    }
+
+    /// An integer in `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let n = Int(value), range.contains(n) else {
+            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    /// A number in `range`.
+    func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let x = Double(value), x.isFinite, range.contains(x) else {
+            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return x
+    }
+
+    /// The percent-decoded path parameter `name`.
+    static func pathID(_ name: String, context: some RequestContext) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let decoded = raw.removingPercentEncoding else {
+            throw APIError(.badRequest, "\(name) is not valid percent-encoded UTF-8")
+        }
+        return try checkedID(decoded, parameter: name)
+    }
+
+    /// Ids are any UTF-8 text up to 10 kB without control characters (a NUL would end the
+    /// text in SQLite's C API); they go to SQLite only as bound parameters.
+    static func checkedID(_ value: String, parameter: String) throws -> String {
+        guard !value.isEmpty else { throw APIError(.badRequest, "\(parameter) is empty") }
+        guard value.utf8.count <= 10_240 else { throw APIError(.badRequest, "\(parameter) is longer than 10240 bytes") }
+        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw APIError(.badRequest, "\(parameter) contains a control character (NUL, newline, tab…)")
+        }
+        return value
+    }
+}

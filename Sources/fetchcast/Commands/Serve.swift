@@ -1,0 +1,89 @@
+import ArgumentParser
+import FetchCastServe
+import FetchCastStore
+import FetchCastTrace
+import Logging
+
+extension FetchCast {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the store over HTTP: ingest events, plans per device and for every device, models.",
+            discussion: """
+                The routes, tokens and limits are in docs/serve.md; GET /openapi.json describes the \
+                API. Plans are what `predict` prints for the same parameters, from the server's \
+                clock when no `at` is given. Prints the URL it listens on to stderr; SIGTERM or \
+                SIGINT stops accepting, finishes the requests in flight and exits 0.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "The address to listen on.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port; 0 picks a free one (printed).")
+        var port = 8080
+
+        @Option(help: ArgumentHelp("Bearer tokens: one 'NAME SCOPE SHA256-HEX' a line, SCOPE read, ingest or admin.", valueName: "file"))
+        var tokens: String?
+
+        @Option(help: ArgumentHelp("The largest request body (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
+        var maxBody = "64MiB"
+
+        @Flag(help: "Serve without tokens: every request may do everything (loopback addresses only).")
+        var insecureNoAuth = false
+
+        func validate() throws {
+            if tokens == nil && !insecureNoAuth {
+                throw ValidationError("--tokens FILE is needed (or --insecure-no-auth, for a loopback address only); docs/serve.md says how to make tokens.")
+            }
+            if tokens != nil && insecureNoAuth {
+                throw ValidationError("--tokens and --insecure-no-auth exclude each other.")
+            }
+            if insecureNoAuth && !ServeConfiguration.isLoopback(host) {
+                throw ValidationError("--insecure-no-auth serves only on a loopback address (127.0.0.1, ::1, localhost), not on '\(host)'; give --tokens FILE.")
+            }
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+            guard Self.bytes(maxBody) != nil else {
+                throw ValidationError("--max-body '\(maxBody)' is not a size; write it as 1048576, 512KiB, 64MiB or 1GiB.")
+            }
+        }
+
+        func run() async throws {
+            var configuration = ServeConfiguration(databasePath: store.path)
+            configuration.host = host
+            configuration.port = port
+            configuration.maxBody = Self.bytes(maxBody) ?? 64 << 20
+            if let tokens {
+                do {
+                    configuration.tokens = try TokenTable(contentsOf: tokens)
+                } catch {
+                    throw FetchCast.fail("\(error)")
+                }
+            }
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+            let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+            let path = store.path
+            do {
+                let (app, _) = try buildApplication(configuration: configuration) { port in
+                    var err = FileSink.standardError()
+                    print("fetchcast serve: listening on http://\(host):\(port) (store \(path))", to: &err)
+                    _ = err.flush()
+                }
+                try await app.runService()
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+        }
+
+        /// Bytes of a size like 1048576, 512KiB, 64MiB or 1GiB.
+        static func bytes(_ text: String) -> Int? {
+            let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1)]
+            for (suffix, factor) in units where text.hasSuffix(suffix) {
+                guard let n = Int(text.dropLast(suffix.count)), n > 0, n <= Int.max / factor else { return nil }
+                return n * factor
+            }
+            guard let n = Int(text), n > 0 else { return nil }
+            return n
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+import Testing
+@testable import FetchCastPredict
+
+/// The transport-free service: the same answers as `ingest` and `predict`.
+struct FetchCastServiceTests {
+    /// A fresh directory with a store path, removed when released.
+    final class Fixture {
+        let directory: String
+        var path: String { directory + "/service.sqlite" }
+
+        init() throws {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcast-service-tests-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            directory = url.path
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+        /// Writes a trace: each device opens mail at 08:00 and news at 12:30 every day for 10 days.
+        func trace(_ name: String, devices: [String]) throws -> String {
+            var rows = ["time,device,app,event"]
+            for day in 0..<10 {
+                for (i, d) in devices.enumerated() {
+                    let t = 1_699_833_600 + day * 86_400 + i
+                    rows.append("\(t + 8 * 3600),\(d),mail,launch")
+                    rows.append("\(t + 12 * 3600 + 1800),\(d),news,launch")
+                }
+            }
+            let file = directory + "/" + name
+            try (rows.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+    }
+
+    static let now = 1_700_740_000.0
+
+    @Test func ingestIsOneFileKeyedBySHA256AndDuplicatesAddNothing() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        let file = try f.trace("a.csv", devices: ["d1", "d2"])
+        let first = try service.ingest(file: file, name: "batch 1")
+        #expect(first == .init(events: 40, duplicate: false, file: try RawInput.sha256(ofFile: file)))
+        let again = try service.ingest(file: file, name: "batch 1 again")
+        #expect(again.duplicate && again.events == 0 && again.file == first.file)
+        #expect(try Store(path: f.path, create: false).files().map(\.name) == ["batch 1"])
+    }
+
+    @Test func badInputNamesTheBatchAndStoresNothing() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path)
+        let file = f.directory + "/bad.csv"
+        try "time,device,app,event\n1700000000,d1,mail,jump\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: TraceError.self) { try service.ingest(file: file, name: "POST body") }
+        do {
+            _ = try service.ingest(file: file, name: "POST body")
+        } catch let error as TraceError {
+            #expect(error.file == "POST body" && error.line == 2)
+        }
+        #expect(try Store(path: f.path, create: false).files().isEmpty)
+    }
+
+    @Test func aPlanIsWhatPredictAnswersAndStartsAtTheClockByDefault() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1", "d2"]), name: "a")
+        try service.foldPending()
+        let served = try service.plan(PredictionRequest(device: "d1", count: 4))
+        #expect(served.count == 4)
+        #expect(served.allSatisfy { $0.fetchAtUnix >= Self.now })
+        let store = try Store(path: f.path, create: false)
+        let expected = try Predictor.predict(
+            PredictionRequest(device: "d1", at: Self.now, count: 4), snapshot: ModelRepository(store: store).refresh(devices: ["d1"]))
+        #expect(served == expected)
+    }
+
+    @Test func unknownDevicesAndAppsAreTyped() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        #expect(throws: ServiceError.unknownDevice("nobody")) { try service.plan(PredictionRequest(device: "nobody")) }
+        #expect(throws: ServiceError.unknownApp("chat")) { try service.plan(PredictionRequest(device: "d1", app: "chat")) }
+        #expect(throws: ServiceError.unknownDevice("nobody")) { try service.model(device: "nobody", app: nil) }
+    }
+
+    @Test func theSweepInSmallBatchesIsPredictForEveryDeviceInTheWindow() throws {
+        let f = try Fixture()
+        let devices = (0..<7).map { "dev-\($0)" }
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        _ = try service.ingest(file: try f.trace("a.csv", devices: devices), name: "a")
+        let from = Self.now, to = Self.now + 43_200
+        let sweep = try service.sweep(from: from, to: to, budget: 12, batchSize: 3)
+        var swept: [Prediction] = []
+        var batches = 0
+        while let batch = try sweep.next() {
+            swept += batch
+            batches += 1
+        }
+        #expect(batches == 3)
+        let store = try Store(path: f.path, create: false)
+        var expected: [Prediction] = []
+        try ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
+            expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 12), snapshot: snapshot)
+        }
+        expected = expected.filter { $0.fetchAtUnix < to }
+        #expect(!swept.isEmpty)
+        #expect(Set(swept.map(\.device)) == Set(devices))
+        #expect(swept == expected)
+    }
+
+    @Test func devicesArePagedInIdOrder() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path)
+        _ = try service.ingest(file: try f.trace("a.csv", devices: ["b", "a'quote", "c/slash"]), name: "a")
+        #expect(try service.devices(after: nil, limit: 2).map(\.device) == ["a'quote", "b"])
+        #expect(try service.devices(after: "b", limit: 2).map(\.device) == ["c/slash"])
+        #expect(try service.devices(after: nil, limit: 5).allSatisfy { $0.events == 20 && $0.firstMicros < $0.lastMicros })
+    }
+}

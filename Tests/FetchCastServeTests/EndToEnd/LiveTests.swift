@@ -1,0 +1,161 @@
+@testable import FetchCastServe
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The application on a real loopback socket (HummingbirdTesting's `.live`, port 0).
+struct LiveTests {
+    @Test func gzipBodiesAreIngestedAndOversizedOnesRefused() async throws {
+        let fixture = try ServeFixture()
+        let gz = fixture.directory + "/trace.csv.gz"
+        let sink = try GzipSink(path: gz)
+        sink.write(ServeFixture.trace(devices: ["g-1"]))
+        #expect(sink.finish())
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: gz))
+        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 4096))
+        try await app.test(.live) { live in
+          try await ServeFixture.withClient(of: live) { client in
+            var headers = ServeFixture.bearer(ServeFixture.adminToken)
+            headers[.contentEncoding] = "gzip"
+            let response = try await client.post("/v1/events", headers: headers, body: ByteBuffer(bytes: bytes))
+            #expect(response.status == .ok)
+            #expect(try response.json(IngestBody.self).events == 14 * 3 * 2 + 14 * 12)
+
+            let big = ByteBuffer(string: ServeFixture.trace(devices: ["big"]))
+            let refused = try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.adminToken), body: big)
+            #expect(refused.status == .contentTooLarge)
+
+            headers[.contentEncoding] = "br"
+            let unsupported = try await client.post("/v1/events", headers: headers, body: ByteBuffer(bytes: bytes))
+            #expect(unsupported.status == .unsupportedMediaType)
+          }
+        }
+        let files = try Store(path: fixture.database, create: false).files()
+        #expect(files.count == 1)
+    }
+
+    @Test func expect100ContinueIsAnsweredBeforeTheBody() async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let body = ServeFixture.trace(days: 1)
+            let socket = try RawSocket(port: port)
+            try socket.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServeFixture.ingestToken)\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+            // Without the body sent, the server must already say go on.
+            let interim = try await socket.receive()
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue"))
+            try socket.send(body)
+            var final = try await socket.receive()
+            if !final.contains("HTTP/1.1 200") { final += try await socket.receive() }
+            #expect(final.contains("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func anIdleConnectionIsClosed() async throws {
+        let fixture = try ServeFixture()
+        var configuration = try fixture.configuration()
+        configuration.idleTimeout = .seconds(1)
+        let (app, _) = try buildApplication(configuration: configuration)
+        try await app.test(.live) { client in
+            let socket = try RawSocket(port: try #require(client.port))
+            // Half a request head, then nothing: the server closes the connection.
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let started = Date()
+            #expect(try await socket.receiveOrClosed() == nil)
+            // Closed by the 1 s timeout (the socket itself waits up to 300 s).
+            #expect(Date().timeIntervalSince(started) < 60)
+        }
+    }
+
+    @Test func plansAnswerWhileAnIngestRuns() async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 64 << 20))
+        try await app.test(.live) { live in
+          try await ServeFixture.withClient(of: live) { client in
+            let admin = ServeFixture.bearer(ServeFixture.adminToken)
+            #expect(try await client.post("/v1/events", headers: admin, body: ByteBuffer(string: ServeFixture.trace())).status == .ok)
+            #expect(try await client.get("/v1/devices/dev-1/plan", headers: admin).status == .ok)
+            // A large ingest of other devices, and plans for dev-1 meanwhile: every plan is answered.
+            let many = (0..<300).map { "bulk-\($0)" }
+            let big = ByteBuffer(string: ServeFixture.trace(devices: many, days: 14))
+            let port = live.port!
+            async let ingest = TestClient.withClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration) {
+                try await $0.post("/v1/events", headers: admin, body: big).status
+            }
+            var answered = 0
+            for _ in 0..<5 {
+                let plan = try await client.get("/v1/devices/dev-1/plan?count=2", headers: admin)
+                if plan.status == .ok { answered += 1 }
+            }
+            #expect(answered == 5)
+            #expect(try await ingest == .ok)
+          }
+        }
+    }
+}
+
+/// A TCP connection to 127.0.0.1; its blocking reads run on a Dispatch thread, not on the
+/// concurrency pool that the in-process server needs.
+private final class RawSocket: @unchecked Sendable {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw POSIXError(.EPIPE) }
+            offset += n
+        }
+    }
+
+    /// The next bytes, or `nil` when the server closed the connection.
+    func receiveOrClosed() async throws -> String? {
+        try await offPool { try self.blockingReceiveOrClosed() }
+    }
+
+    func receive() async throws -> String {
+        guard let text = try await receiveOrClosed() else { throw POSIXError(.ECONNRESET) }
+        return text
+    }
+
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func blockingReceiveOrClosed() throws -> String? {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n == 0 { return nil }
+        guard n > 0 else { throw POSIXError(.ETIMEDOUT) }
+        return String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+
+}

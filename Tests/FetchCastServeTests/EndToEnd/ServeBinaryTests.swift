@@ -1,0 +1,217 @@
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// `fetchcast serve` as shipped: the built binary on a free loopback port, driven over HTTP.
+@Suite(.serialized)
+struct ServeBinaryTests {
+    static var binary: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
+        for c in candidates {
+            let u = c.appendingPathComponent("fetchcast")
+            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
+        }
+        return URL(fileURLWithPath: ".build/debug/fetchcast")
+    }
+
+    /// A running `fetchcast serve` and the port it printed.
+    final class Server {
+        let process: Process
+        let stderrPath: String
+        let port: Int
+
+        init(_ arguments: [String], in fixture: ServeFixture) throws {
+            process = Process()
+            process.executableURL = ServeBinaryTests.binary
+            process.arguments = ["serve", "--port", "0"] + arguments
+            stderrPath = fixture.directory + "/serve.err"
+            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: stderrPath)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(120)
+            var found: Int?
+            while found == nil && Date() < deadline && process.isRunning {
+                let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+                if let range = text.range(of: "listening on http://127.0.0.1:") {
+                    found = Int(text[range.upperBound...].prefix(while: \.isNumber))
+                } else {
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            guard let found else {
+                process.terminate()
+                throw ServerDidNotStart(stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+            }
+            port = found
+        }
+
+        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        /// Waits (up to 120 s) until the server holds a request body in its spool file, i.e. a
+        /// `POST /v1/events` is in flight; `false` if none was seen (it may have finished).
+        func waitForIngestInFlight() -> Bool {
+            let deadline = Date().addingTimeInterval(120)
+            let fds = "/proc/\(process.processIdentifier)/fd"
+            while Date() < deadline && process.isRunning {
+                for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
+                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains("fetchcast-body-") {
+                        return true
+                    }
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return false
+        }
+
+        /// Sends SIGKILL (`kill -9`) and waits.
+        func kill9() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        /// Sends SIGTERM and waits for the exit status.
+        func terminate() -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    struct ServerDidNotStart: Error { var stderr: String }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, o, String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func servesWhatPredictPrintsAndStopsCleanlyOnSIGTERM() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let at = "2013-11-24T21:15:00Z"
+        let port = server.port
+        let posted = try await ServeFixture.request(
+            port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
+        #expect(posted.status == .ok)
+        let unauthorized = try await ServeFixture.request(port: port, .get, "/v1/devices/dev-1/plan")
+        #expect(unauthorized.status == .unauthorized)
+        let plan = try await ServeFixture.request(port: port, .get, "/v1/devices/dev-1/plan?at=\(at)&count=8", headers: ServeFixture.bearer(ServeFixture.readToken))
+        #expect(plan.status == .ok)
+        let served = try plan.json(PlanBody.self).fetches
+        #expect(server.terminate() == 0)
+        #expect(server.stderr.contains("listening on http://127.0.0.1:\(server.port)"))
+
+        // The same question to `fetchcast predict`, on the store the server left.
+        let predicted = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--at", at, "--count", "8", "--format", "json"])
+        #expect(predicted.status == 0, "\(predicted.stderr)")
+        let lines = String(decoding: predicted.stdout, as: UTF8.self).split(separator: "\n")
+        let expected = try lines.map { try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
+        #expect(expected.count == 8)
+        #expect(served == expected)
+    }
+
+    @Test func killDashNineDuringAPostLeavesTheStoreAsBeforeOrCommitted() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
+        let rows = trace.split(separator: "\n").count - 1
+        let port = server.port
+        // The POST runs while the server is killed; the client either got a 200 or nothing.
+        let post = Task { () -> HTTPResponse.Status? in
+            try? await ServeFixture.request(
+                port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
+        }
+        _ = server.waitForIngestInFlight()
+        server.kill9()
+        let status = await post.value
+
+        let store = try Store(path: fixture.database, create: false)
+        let files = try store.files()
+        let events = try store.connection.scalarInt("SELECT count(*) FROM event_log")
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'") == 0)
+        if status == .ok {
+            #expect(files.count == 1 && events == Int64(rows))
+        } else {
+            // Killed before the commit: nothing at all; or just after it: the whole body.
+            #expect((files.isEmpty && events == 0) || (files.count == 1 && events == Int64(rows)), "\(files.count) files, \(events) events")
+        }
+    }
+
+    @Test func sigtermFinishesTheIngestInFlightThenExits0() async throws {
+        let fixture = try ServeFixture()
+        let tokens = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        let trace = ServeFixture.trace(devices: (0..<600).map { "t-\($0)" }, days: 14)
+        let port = server.port
+        let post = Task { () -> HTTPResponse.Status? in
+            try? await ServeFixture.request(
+                port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
+        }
+        #expect(server.waitForIngestInFlight())
+        #expect(server.terminate() == 0)
+        #expect(await post.value == .ok)
+        let store = try Store(path: fixture.database, create: false)
+        #expect(try store.files().count == 1)
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == Int64(trace.split(separator: "\n").count - 1))
+    }
+
+    @Test func predictAtNowPlansFromTheClockLikeTheServer() throws {
+        let fixture = try ServeFixture()
+        let trace = fixture.directory + "/trace.csv"
+        try ServeFixture.trace().write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["ingest", "--db", fixture.database, "--quiet", trace]).status == 0)
+        let before = Date().timeIntervalSince1970
+        let now = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--at", "now", "--count", "3", "--format", "json"])
+        #expect(now.status == 0, "\(now.stderr)")
+        let fetches = try String(decoding: now.stdout, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8))
+        }
+        #expect(fetches.count == 3)
+        #expect(fetches.allSatisfy { $0.fetch_at_unix >= before })
+        // Without --at, predict plans from the device's last event (2013): history, not now.
+        let history = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--count", "1", "--format", "json"])
+        let first = try JSONDecoder().decode(PlanBody.Fetch.self, from: history.stdout)
+        #expect(first.fetch_at_unix < ServeFixture.now + 86_400)
+    }
+
+    @Test func refusesToStartWithoutTokensOrOffLoopback() throws {
+        let fixture = try ServeFixture()
+        let none = try Self.run(["serve", "--db", fixture.database, "--port", "0"])
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("--tokens"))
+        let open = try Self.run(["serve", "--db", fixture.database, "--port", "0", "--host", "0.0.0.0", "--insecure-no-auth"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("loopback"))
+    }
+
+    @Test func insecureOnLoopbackServesWithoutTokens() async throws {
+        let fixture = try ServeFixture()
+        let server = try Server(["--db", fixture.database, "--insecure-no-auth"], in: fixture)
+        #expect(try await ServeFixture.request(port: server.port, .get, "/readyz").status == .ok)
+        #expect(try await ServeFixture.request(port: server.port, .get, "/v1/devices").status == .ok)
+        #expect(server.terminate() == 0)
+    }
+}
