@@ -51,7 +51,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Scratch directory (default: a new one under /tmp).", valueName: "dir"))
         var workDir: String?
 
-        @Option(help: ArgumentHelp("The trace for `bench predict` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
+        @Option(help: ArgumentHelp("The trace for `bench predict` and `bench serve` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
         var trace: String?
 
         @Option(help: "CLI calls timed by `bench predict`.")
@@ -159,7 +159,7 @@ extension FetchCast {
 
         private func runServe(rows: Int, directory: String, log: inout FileSink) throws {
             var options = ServeBenchmark.Options()
-            let path = trace ?? "../shared/data/ubiqlog-dev.csv.gz"
+            let path = trace ?? "Data/ubiqlog-sample.csv.gz"
             options.trace = access(path, R_OK) == 0 ? path : nil
             options.fleetDevices = devices
             options.fleetRows = rows
