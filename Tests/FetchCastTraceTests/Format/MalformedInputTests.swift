@@ -81,23 +81,60 @@ struct MalformedInputTests {
         #expect(failures > 0, "the mutations must exercise error paths")
     }
 
-    @Test func randomBytesNeverCrash() throws {
+    /// An error names the file first and, for a row's problem, the line.
+    func expectNamesItsPlace(_ error: TraceError, _ path: String) {
+        #expect(error.file == path && error.description.hasPrefix(path), "\(error)")
+        switch error.problem {
+        case .empty, .cannotOpen, .truncatedGzip, .corruptGzip:
+            #expect(error.line == 0, "a file-level error names no line: \(error)")
+        default:
+            #expect(error.line > 0 && error.column > 0, "a row-level error names its line and column: \(error)")
+        }
+    }
+
+    @Test func randomBytesAreRefusedWithAnErrorNamingTheFile() throws {
         let dir = try TemporaryDirectory()
         var rng = SeededGenerator(seed: 11)
         for round in 0..<100 {
             let bytes = (0..<Int.random(in: 0...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let path = try dir.write("r\(round).bin", bytes: bytes)
-            _ = read(path)
+            switch read(path) {
+            case .success(let count):
+                Issue.record("\(bytes.count) random bytes read as a trace of \(count) events: \(path)")
+            case .failure(let error):
+                expectNamesItsPlace(error, path)
+            }
         }
-        // Damaged gzip: flip bytes in a real gzip stream.
+    }
+
+    @Test func aDamagedGzipIsRefusedUnlessOnlyItsHeaderMetadataChanged() throws {
+        let dir = try TemporaryDirectory()
+        var rng = SeededGenerator(seed: 11)
+        // Continue the sequence the random-bytes rounds used before this test was split off.
+        for _ in 0..<100 {
+            for _ in 0..<Int.random(in: 0...400, using: &rng) { _ = UInt8.random(in: 0...255, using: &rng) }
+        }
         let valid = try dir.writeGzip("v.gz", Self.validCSV)
         let gz = try Array(Data(contentsOf: URL(fileURLWithPath: valid)))
+        var parsed = 0, refused = 0
         for round in 0..<100 {
             var b = gz
             let i = Int.random(in: 0..<b.count, using: &rng)
             b[i] ^= UInt8.random(in: 1...255, using: &rng)
-            if round % 3 == 0 { b = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))) }
-            _ = read(try dir.write("g\(round).gz", bytes: b))
+            let truncated = round % 3 == 0
+            if truncated { b = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))) }
+            let path = try dir.write("g\(round).gz", bytes: b)
+            switch read(path) {
+            case .success(let count):
+                // gzip's FLG text bit, MTIME, XFL and OS bytes (3–9) are not checked by the
+                // CRC; every other change, and every cut, is.
+                #expect(!truncated && (3...9).contains(i) && count == 4, "byte \(i) changed, \(truncated ? "cut" : "whole"): \(count) events")
+                parsed += 1
+            case .failure(let error):
+                expectNamesItsPlace(error, path)
+                refused += 1
+            }
         }
+        #expect(refused > 0, "\(parsed) of 100 damaged streams parsed")
     }
 }
