@@ -78,12 +78,14 @@ let package = Package(
             dependencies: ["FetchCastCore", "FetchCastModel"],
             path: "Examples/EmbeddingExample"
         ),
-        .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore"]),
-        .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace"]),
-        .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace"]),
-        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace"]),
-        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace"]),
-        .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel"]),
+        // What several test targets share: a seeded generator, temporary directories and stores.
+        .target(name: "FetchCastTestSupport", dependencies: ["FetchCastTrace", "FetchCastStore"], path: "Tests/FetchCastTestSupport"),
+        .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
         .testTarget(
             name: "FetchCastServeTests",
             dependencies: [

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, then runs the Swift test suites.
+# Every test: installs what is missing, runs the Swift test suites, fuzzes the trace reader
+# for 60 s (a crash or sanitizer report fails the run), then re-executes the notebooks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -7,6 +8,8 @@ echo "== building fetchcast and its tests (debug; the first build takes a few mi
 swift build --build-tests
 echo "== running the Swift test suites" >&2
 swift test --skip-build
+echo "== fuzzing the trace reader for 60 s (scripts/fuzz.sh)" >&2
+scripts/fuzz.sh 60
 
 # The HTTP API: schemathesis against /openapi.json of a running `fetchcast serve` (bounded examples).
 scripts/schemathesis.sh

@@ -82,7 +82,9 @@ public enum PredictBenchmark {
             _ = FetchPlanner.plan(model: model, apps: top, from: model.lastEventTime!,
                                   configuration: SchedulerConfiguration(), prior: s.prior(for: deviceID))
             plan.append(WallClock.monotonic() - t2)
-            precondition(!p.isEmpty || true)
+            guard !p.isEmpty else {
+                throw StoreError(path: db, message: "predict returned no fetch for device \(device): the benchmark would time an empty answer")
+            }
         }
         return Result(events: events, device: device, cliMedian: percentile(cli, 0.5), cliP95: percentile(cli, 0.95),
                       sqliteMedian: percentile(sqlite, 0.5), queryP50: percentile(query, 0.5), queryP99: percentile(query, 0.99),

@@ -1,25 +1,22 @@
 import Foundation
 import Testing
+import FetchCastTestSupport
 @testable import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
 
 /// A fresh store in a temporary directory, removed when released.
 private final class ExportFixture {
-    let directory: String
+    private let temporary: TemporaryStore
+    var directory: String { temporary.directory }
     let store: Store
 
     init(_ trace: String) throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcast-export-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        directory = url.path
-        store = try Store(path: directory + "/test.sqlite", create: true)
-        let file = directory + "/trace.csv"
-        try Data(trace.utf8).write(to: URL(fileURLWithPath: file))
+        temporary = try TemporaryStore()
+        store = try temporary.open()
+        let file = try temporary.write("trace.csv", trace)
         _ = try Ingestor(store: store, options: .init(now: { 1_384_036_605 })).ingest(path: file)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     func export(_ request: ExportRequest) throws -> [String] {
         var out = ""

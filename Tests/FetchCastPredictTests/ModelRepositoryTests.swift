@@ -3,22 +3,20 @@ import FetchCastStore
 import FetchCastTrace
 import Foundation
 import Testing
+import FetchCastTestSupport
 @testable import FetchCastPredict
 
 /// A fresh store in a temporary directory with helpers to add trace text.
 private final class RepositoryFixture {
-    let directory: String
+    private let temporary: TemporaryStore
+    var directory: String { temporary.directory }
     let store: Store
     private var files = 0
 
     init() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fetchcast-repo-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        directory = url.path
-        store = try Store(path: directory + "/test.sqlite", create: true)
+        temporary = try TemporaryStore()
+        store = try temporary.open()
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     @discardableResult
     func ingest(_ rows: [String]) throws -> String {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FetchCastCore
+import FetchCastTestSupport
 
 /// Parses a timestamp given as text.
 private func parse(_ text: String, defaultOffset: Int32 = 0) throws(Timestamp.Failure) -> Timestamp.Parsed {
@@ -153,15 +154,3 @@ struct TimestampTests {
     }
 }
 
-/// SplitMix64, so generated cases are the same on every run.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -134,6 +134,7 @@ struct DeviceModelTests {
 }
 
 import Foundation
+import FetchCastTestSupport
 
 enum JSONEncoderBox {
     static func encode<T: Encodable>(_ v: T) throws -> Data { try JSONEncoder().encode(v) }

@@ -1,6 +1,7 @@
 import FetchCastModel
 import FetchCastTrace
 import Testing
+import FetchCastTestSupport
 
 struct LearnedPolicyTests {
     @Test(arguments: [(11 as UInt64, 24.0), (12, 12), (13, 3), (14, 24.9), (15, 1)])

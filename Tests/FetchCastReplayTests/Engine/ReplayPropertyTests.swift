@@ -66,6 +66,8 @@ struct ReplayPropertyTests {
             for l in e.launchRecords[i] where l.needy && l.fresh {
                 if let f = l.coveringFetch { covered["\(l.device)/\(f)", default: 0] += 1 }
             }
+            // Not vacuous: every policy but `none` made some needy launch fresh.
+            #expect(covered.isEmpty == (row.policy == "none"), "\(row.policy) covered \(covered.count) needy launches")
             #expect(covered.values.allSatisfy { $0 == 1 }, "\(row.policy)")
             // The counters agree with the records.
             #expect(row.metrics.freshNeedyLaunches == e.launchRecords[i].filter { $0.needy && $0.fresh }.count)
@@ -98,6 +100,7 @@ struct ReplayPropertyTests {
             // Every fetch made is a weighed fetch the policy took, at the same instant.
             let taken = Set(decisions.filter(\.decision.fetched).map { "\($0.device)/\($0.decision.app)/\($0.time)" })
             let made = e.fetchRecords[i].map { "\($0.device)/\($0.app)/\($0.time)" }
+            #expect(!made.isEmpty, "the learned policy fetched at budget \(row.budget)")
             #expect(made.allSatisfy(taken.contains), "\(row.budget)")
             #expect(made.count + row.metrics.refusedFetches == taken.count)
             // A fetch taken below the bar joined another app's wakeup at the same instant.

@@ -2,6 +2,7 @@ import FetchCastModel
 import FetchCastTrace
 import Foundation
 @testable import FetchCastReplay
+import FetchCastTestSupport
 
 /// Builds tiny traces: times are seconds after a fixed local midnight (2024-01-01T00:00 in the
 /// given offset), so hand computations stay small.
@@ -119,14 +120,3 @@ func randomTrace(seed: UInt64, devices: Int = 4, events: Int = 3000) -> Trace {
     return trace
 }
 
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

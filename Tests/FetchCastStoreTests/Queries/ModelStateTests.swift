@@ -1,5 +1,6 @@
 import Testing
 @testable import FetchCastStore
+import FetchCastTestSupport
 
 struct ModelStateTests {
     @Test func readingInPlaceMatchesACopyAndHoldsNoLock() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FetchCastStore
 import FetchCastTrace
+import FetchCastTestSupport
 
 struct StoredFileTests {
     /// A store holding two files, with their paths; the directory lives as long as this value.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FetchCastStore
 import FetchCastTrace
+import FetchCastTestSupport
 
 struct StoreTests {
     @Test func recordsTheSchemaVersionAndUsesWAL() throws {

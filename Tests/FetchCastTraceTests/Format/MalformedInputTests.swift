@@ -1,21 +1,11 @@
 import Foundation
 import FetchCastTrace
 import Testing
+import FetchCastTestSupport
 
 /// Mutated and random inputs: the reader returns events or a ``TraceError`` naming a place in
 /// the file — never a crash, never an error without a location for a row-level problem.
 struct MalformedInputTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let validCSV = #"""
         time,device,app,event,result,bytes,duration_ms
         2013-11-09T23:36:45+01:00,20_M,com.android.mms,launch,,,11000
@@ -44,7 +34,7 @@ struct MalformedInputTests {
         }
     }
 
-    func mutate(_ bytes: [UInt8], using rng: inout Generator) -> [UInt8] {
+    func mutate(_ bytes: [UInt8], using rng: inout SeededGenerator) -> [UInt8] {
         var b = bytes
         for _ in 0..<Int.random(in: 1...6, using: &rng) where !b.isEmpty {
             let i = Int.random(in: 0..<b.count, using: &rng)
@@ -68,7 +58,7 @@ struct MalformedInputTests {
     @Test(arguments: [false, true])
     func mutatedTracesNeverCrashAndErrorsNameAPlace(gzip: Bool) throws {
         let dir = try TemporaryDirectory()
-        var rng = Generator(state: gzip ? 7 : 3)
+        var rng = SeededGenerator(seed: gzip ? 7 : 3)
         var failures = 0
         for round in 0..<300 {
             let source = Array((round % 2 == 0 ? Self.validCSV : Self.validJSON).utf8)
@@ -91,23 +81,60 @@ struct MalformedInputTests {
         #expect(failures > 0, "the mutations must exercise error paths")
     }
 
-    @Test func randomBytesNeverCrash() throws {
+    /// An error names the file first and, for a row's problem, the line.
+    func expectNamesItsPlace(_ error: TraceError, _ path: String) {
+        #expect(error.file == path && error.description.hasPrefix(path), "\(error)")
+        switch error.problem {
+        case .empty, .cannotOpen, .truncatedGzip, .corruptGzip:
+            #expect(error.line == 0, "a file-level error names no line: \(error)")
+        default:
+            #expect(error.line > 0 && error.column > 0, "a row-level error names its line and column: \(error)")
+        }
+    }
+
+    @Test func randomBytesAreRefusedWithAnErrorNamingTheFile() throws {
         let dir = try TemporaryDirectory()
-        var rng = Generator(state: 11)
+        var rng = SeededGenerator(seed: 11)
         for round in 0..<100 {
             let bytes = (0..<Int.random(in: 0...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let path = try dir.write("r\(round).bin", bytes: bytes)
-            _ = read(path)
+            switch read(path) {
+            case .success(let count):
+                Issue.record("\(bytes.count) random bytes read as a trace of \(count) events: \(path)")
+            case .failure(let error):
+                expectNamesItsPlace(error, path)
+            }
         }
-        // Damaged gzip: flip bytes in a real gzip stream.
+    }
+
+    @Test func aDamagedGzipIsRefusedUnlessOnlyItsHeaderMetadataChanged() throws {
+        let dir = try TemporaryDirectory()
+        var rng = SeededGenerator(seed: 11)
+        // Continue the sequence the random-bytes rounds used before this test was split off.
+        for _ in 0..<100 {
+            for _ in 0..<Int.random(in: 0...400, using: &rng) { _ = UInt8.random(in: 0...255, using: &rng) }
+        }
         let valid = try dir.writeGzip("v.gz", Self.validCSV)
         let gz = try Array(Data(contentsOf: URL(fileURLWithPath: valid)))
+        var parsed = 0, refused = 0
         for round in 0..<100 {
             var b = gz
             let i = Int.random(in: 0..<b.count, using: &rng)
             b[i] ^= UInt8.random(in: 1...255, using: &rng)
-            if round % 3 == 0 { b = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))) }
-            _ = read(try dir.write("g\(round).gz", bytes: b))
+            let truncated = round % 3 == 0
+            if truncated { b = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))) }
+            let path = try dir.write("g\(round).gz", bytes: b)
+            switch read(path) {
+            case .success(let count):
+                // gzip's FLG text bit, MTIME, XFL and OS bytes (3–9) are not checked by the
+                // CRC; every other change, and every cut, is.
+                #expect(!truncated && (3...9).contains(i) && count == 4, "byte \(i) changed, \(truncated ? "cut" : "whole"): \(count) events")
+                parsed += 1
+            case .failure(let error):
+                expectNamesItsPlace(error, path)
+                refused += 1
+            }
         }
+        #expect(refused > 0, "\(parsed) of 100 damaged streams parsed")
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import FetchCastTrace
+import FetchCastTestSupport
 
 /// One invalid input, where the error must point, and what it must say.
 struct BadInput: Sendable {

@@ -1,5 +1,6 @@
 import Testing
 import FetchCastTrace
+import FetchCastTestSupport
 
 /// 2013-11-09T22:36:45Z in microseconds.
 let t0: Int64 = 1_384_036_605_000_000

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FetchCastTrace
+import FetchCastTestSupport
 
 struct DecodedInputTests {
     static let text = header + """

@@ -1,5 +1,6 @@
 import Testing
 import FetchCastTrace
+import FetchCastTestSupport
 
 struct SHA256Tests {
     @Test(arguments: [

@@ -1,42 +1,6 @@
-import Foundation
 @testable import FetchCastStore
+import FetchCastTestSupport
 import FetchCastTrace
-
-/// A fresh directory for one test, holding its store and trace files; removed when released.
-final class TemporaryStore {
-    let directory: String
-    /// Where the store lives (not created until ``open(create:)``).
-    var path: String { directory + "/test.sqlite" }
-
-    init() throws {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("fetchcast-store-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        directory = url.path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// Opens (creating by default) the store.
-    func open(create: Bool = true) throws -> Store {
-        try Store(path: path, create: create)
-    }
-
-    /// Writes a trace file next to the store and returns its path.
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        try write(name, bytes: Array(text.utf8))
-    }
-
-    @discardableResult
-    func write(_ name: String, bytes: [UInt8]) throws -> String {
-        let file = directory + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
-        return file
-    }
-}
 
 /// A fixed clock: 2013-11-09T22:36:45Z.
 let fixedNow: @Sendable () -> Double = { 1_384_036_605 }
