@@ -89,16 +89,16 @@ let package = Package(
         .testTarget(
             name: "FetchCastServeTests",
             dependencies: [
-                "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast",
+                "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast", "FetchCastTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "FetchCastCLITests",
-            dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore"],
+            dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore", "FetchCastTestSupport"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "EmbeddingExampleTests", dependencies: ["EmbeddingExample", "FetchCastModel"]),
+        .testTarget(name: "EmbeddingExampleTests", dependencies: ["EmbeddingExample", "FetchCastModel", "FetchCastTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

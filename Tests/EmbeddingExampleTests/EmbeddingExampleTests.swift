@@ -1,3 +1,4 @@
+import FetchCastTestSupport
 @testable import EmbeddingExample
 import FetchCastModel
 import Foundation
@@ -126,20 +127,5 @@ struct EmbeddingExampleTests {
 
     /// The `EmbeddingExample` binary SwiftPM built next to this test bundle (the test target
     /// depends on it).
-    static func executable() -> URL? {
-        var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
-        #if os(Linux)
-        starts.insert(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), at: 0)
-        #endif
-        for start in starts {
-            // Linux: .build/debug/X.xctest; macOS: .build/debug/X.xctest/Contents/MacOS/X.
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("EmbeddingExample")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static func executable() -> URL? { BuiltExecutable.url(named: "EmbeddingExample") }
 }

@@ -1,3 +1,4 @@
+import FetchCastTestSupport
 import Foundation
 import Testing
 
@@ -21,17 +22,7 @@ struct EvaluateCLITests {
         var inputs: [Input]
     }
 
-    static var binary: URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-        ]
-        for c in candidates {
-            let u = c.appendingPathComponent("fetchcast")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return URL(fileURLWithPath: ".build/debug/fetchcast")
-    }
+    static var binary: URL { BuiltExecutable.url(named: "fetchcast") ?? URL(fileURLWithPath: ".build/debug/fetchcast") }
 
     static func run(_ arguments: [String]) throws -> Run {
         let p = Process()

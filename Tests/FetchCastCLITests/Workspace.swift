@@ -1,3 +1,4 @@
+import FetchCastTestSupport
 import Foundation
 import Testing
 
@@ -74,24 +75,11 @@ final class Workspace {
     /// The built `fetchcast` binary: `$FETCHCAST_BIN` when set, else the one SwiftPM built next
     /// to this test bundle (the test target depends on the executable).
     static let executable: URL = {
-        let fileManager = FileManager.default
         if let override = ProcessInfo.processInfo.environment["FETCHCAST_BIN"] {
             return URL(fileURLWithPath: override)
         }
-        var starts = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL]
-        #if os(Linux)
-        starts.insert(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), at: 0)
-        #endif
-        for start in starts {
-            // Linux: .build/debug/X.xctest; macOS: .build/debug/X.xctest/Contents/MacOS/X.
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("fetchcast")
-                if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return URL(fileURLWithPath: "fetchcast-not-found-next-to-the-test-bundle")
+        return BuiltExecutable.url(named: "fetchcast")
+            ?? URL(fileURLWithPath: "fetchcast-not-found-next-to-the-test-bundle")
     }()
 
     /// The path of a file in the workspace.

@@ -105,12 +105,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
 
     /// The value of fetching `app` at `t`: ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``,
     /// the valuation plans use too.
-    mutating func value(of app: Int32, at t: Double) -> FetchValuation {
+    mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?) -> FetchValuation {
         let refreshed = model.lastRefresh(of: app)
         // Fresh through the whole window: worth nothing (and no estimate is needed).
         if let refreshed, refreshed >= t { return .worthless }
         return model.fetchValue(
-            app: app, at: t, now: t, refreshed: refreshed, trigger: model.trigger(at: t), prior: prior,
+            app: app, at: t, now: t, refreshed: refreshed, trigger: trigger, prior: prior,
             liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
     }
 
@@ -145,9 +145,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if let nb = configuration.notBefore, t < nb { return }
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
         var candidates: [(app: Int32, value: Double, session: Double, newData: Double, reason: FetchReason)] = []
+        let trigger = model.trigger(at: t)  // the same launch for every app weighed now
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
-            var v = value(of: app, at: t)
+            var v = value(of: app, at: t, trigger: trigger)
             calibration.weighed(app, value: v.value, at: t)
             v.value = min(1, v.value * calibration.factor(app))
             if v.value > 0 {

@@ -1,3 +1,4 @@
+import FetchCastTestSupport
 import FetchCastStore
 import FetchCastTrace
 import Foundation
@@ -9,17 +10,7 @@ import Testing
 /// `fetchcast serve` as shipped: the built binary on a free loopback port, driven over HTTP.
 @Suite(.serialized)
 struct ServeBinaryTests {
-    static var binary: URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-        ]
-        for c in candidates {
-            let u = c.appendingPathComponent("fetchcast")
-            if FileManager.default.isExecutableFile(atPath: u.path) { return u }
-        }
-        return URL(fileURLWithPath: ".build/debug/fetchcast")
-    }
+    static var binary: URL { BuiltExecutable.url(named: "fetchcast") ?? URL(fileURLWithPath: ".build/debug/fetchcast") }
 
     /// A running `fetchcast serve` and the port it printed.
     final class Server {
