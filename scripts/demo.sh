@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # The build's own output is kept quiet (shown whole on failure): say what the wait is for.
-echo "building fetchcast (release; the first build takes a minute or two)…" >&2
+echo "building fetchcast (release; the first build compiles the HTTP stack too: about 7 minutes on 2 cores)…" >&2
 started=$SECONDS
 if ! log=$(swift build -c release --product fetchcast 2>&1); then
   echo "$log" >&2
