@@ -46,8 +46,10 @@ extension DeviceModel {
     /// The session chance is the learned response to a launch when `trigger` applies (it
     /// conditions on the app's time since last use, on whether the launch starts a burst, and on
     /// the trigger app's co-usage lift); otherwise the return chance from the app's launch gaps
-    /// (given no launch until `t`), modulated by the hour-of-week rate; for an app never launched,
-    /// the hour-of-week rate alone. The uncovered share is the part of `(t, t + τ]` that a
+    /// (given no launch until `t`), modulated by the hour-of-week rate, within τ of `o.now`; beyond
+    /// it (a plan's later moments), or when the gaps say nothing of so long a silence, the
+    /// hour-of-week rate scaled by the app's activity after its present silence
+    /// (``AppOutlook/activity``); for an app never launched, the hour-of-week rate alone. The uncovered share is the part of `(t, t + τ]` that a
     /// refresh at `refreshed` does not already keep fresh.
     ///
     /// - Parameters:
@@ -77,7 +79,8 @@ extension DeviceModel {
             HourOfWeek.spread(from: t, to: t + tau, offset: lastOffset) { slot, seconds in
                 expected += rate(o, slot: slot, prior: prior) * seconds / 3600
             }
-            return 1 - exp(-expected)
+            // An app silent for days is not expected at its usual hours.
+            return (1 - exp(-expected)) * o.activity
         }()
         var reason = FetchReason.likelyLaunch(probability: session)
         if let trigger, trigger.applies(to: o.app, at: t) {

@@ -47,6 +47,28 @@ struct FetchPlannerTests {
         #expect(hour > 8 && hour <= 9.05, "planned at \(hour) h")
     }
 
+    @Test func skipsTheHabitualHourOfAnAppSilentForDays() {
+        // App 1 opened every day at 09:00 UTC for three weeks, then not for four days while
+        // app 2 goes on every evening: the hour-of-week rates still peak at 09:00, but an app
+        // silent for days is not expected there. Planned from right after its last launch the
+        // same history gives a 09:00 fetch; four days later it gives none.
+        var model = DeviceModel()
+        let start = 1_700_006_400.0
+        for day in 0..<21 {
+            let d = start + Double(day) * 86_400
+            model.observe(DeviceEvent(time: d + 9 * 3600 + 120, app: 1, kind: .launch))
+            model.observe(DeviceEvent(time: d + 20 * 3600, app: 2, kind: .launch))
+        }
+        let configuration = SchedulerConfiguration(budget: 1)
+        let fresh = FetchPlanner.plan(model: model, apps: [1], from: start + 21 * 86_400, configuration: configuration, prior: .none)
+        #expect(fresh.count == 1, "the habit, a day after its last launch")
+        for day in 21..<25 {
+            model.observe(DeviceEvent(time: start + Double(day) * 86_400 + 20 * 3600, app: 2, kind: .launch))
+        }
+        let silent = FetchPlanner.plan(model: model, apps: [1], from: start + 25 * 86_400, configuration: configuration, prior: .none)
+        #expect(silent.isEmpty, "planned \(silent.map(\.launchProbability)) after four silent days")
+    }
+
     @Test func newDataChancesEqualTheModelsAndSkipQuietNights() {
         // App 9 is opened at noon and its content is published every 10 minutes from 07:00
         // to 23:00 UTC: every planned fetch carries the model's own P(new data) since the
