@@ -97,7 +97,9 @@ public enum Timestamp {
         let minute = try digits(b, 14, 2, "minute")
         try expect(b, 16, UInt8(ascii: ":"), "after the minute")
         let second = try digits(b, 17, 2, "second")
-        guard year >= 1970 else { throw Failure(offset: 0, problem: "year \(year) is before 1970", expected: "a year from 1970 to 9999") }
+        // A local year from 1970, or a local 1969 date whose instant is 1970 or later in UTC
+        // (just after midnight UTC on 1970-01-01 west of Greenwich), as `export` writes it.
+        guard year >= 1969 else { throw Failure(offset: 0, problem: "year \(year) is before 1970", expected: "a year from 1970 to 9999") }
         guard (1...12).contains(month) else { throw Failure(offset: 5, problem: "month \(month) does not exist", expected: "a month 01–12") }
         guard day >= 1 && day <= CivilDate.daysInMonth(year: year, month: month) else {
             throw Failure(offset: 8, problem: "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)", expected: "a day of that month")
@@ -156,7 +158,11 @@ public enum Timestamp {
         }
         let days = CivilDate.days(year: year, month: month, day: day)
         let localSeconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return Parsed(micros: (localSeconds - Int64(offset)) * 1_000_000 + micros, utcOffsetSeconds: Int32(offset))
+        let instant = (localSeconds - Int64(offset)) * 1_000_000 + micros
+        guard year >= 1970 || instant >= 0 else {
+            throw Failure(offset: 0, problem: "year \(year) is before 1970", expected: "a year from 1970 to 9999")
+        }
+        return Parsed(micros: instant, utcOffsetSeconds: Int32(offset))
     }
 
     /// Parses a UTC offset written as `Z`, `±HH`, `±HHMM` or `±HH:MM` (for `--utc-offset`).

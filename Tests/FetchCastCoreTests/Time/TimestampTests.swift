@@ -76,6 +76,8 @@ struct TimestampTests {
         ("2013-11-09T22-36:45Z", 13, "':'"),
         ("2013-1a-09T22:36:45Z", 6, "month"),
         ("1969-12-31T23:59:59Z", 0, "before 1970"),
+        ("1969-12-31T18:59:59-05:00", 0, "before 1970"),
+        ("1968-12-31T23:59:59-05:00", 0, "before 1970"),
         ("1384036605.5", 10, "not a timestamp"),
         ("-1384036605", 0, "not a timestamp"),
         ("253402300800", 0, "out of range"),
@@ -97,6 +99,8 @@ struct TimestampTests {
         "2013-11-09T22:36:45.000001+14:00",
         "1970-01-01T00:30:00+01:00",
         "1970-01-01T00:00:00Z",
+        // Just after 1970 (UTC) west of Greenwich: a local 1969 date, as `export` writes it.
+        "1969-12-31T19:00:05-05:00",
         "2000-02-29T23:59:59.999999-12:00",
         "9999-12-31T23:59:59Z",
     ])
@@ -115,11 +119,21 @@ struct TimestampTests {
     @Test func roundTripsManyInstantsAndOffsets() throws {
         var generator = SeededGenerator(seed: 7)
         for _ in 0..<2_000 {
-            let micros = Int64.random(in: 86_400_000_000...253_402_200_000_000_000, using: &generator)
+            let micros = Int64.random(in: 0...253_402_200_000_000_000, using: &generator)
             let offset = Int32.random(in: -72...72, using: &generator) * 900
             let text = Timestamp.format(micros: micros, utcOffsetSeconds: offset)
             let parsed = try parse(text)
             #expect(parsed == Timestamp.Parsed(micros: micros, utcOffsetSeconds: offset), "\(text)")
+        }
+    }
+
+    @Test func roundTripsTheFirstHoursOf1970InEveryOffset() throws {
+        // Found by fuzzing: west of Greenwich these instants are local 1969 dates.
+        for micros: Int64 in [0, 1, 999_999, 5_000_000, 3_599_000_000, 64_799_999_999] {
+            for offset in stride(from: Int32(-18 * 3600), through: 18 * 3600, by: 900) {
+                let text = Timestamp.format(micros: micros, utcOffsetSeconds: offset)
+                #expect(try parse(text) == Timestamp.Parsed(micros: micros, utcOffsetSeconds: offset), "\(text)")
+            }
         }
     }
 
