@@ -104,27 +104,21 @@ public final class ModelRepository {
     /// from them when the device first appears).
     func model(of device: Int64, before time: Double) throws -> DeviceModel? {
         let limit = Int64((time * 1_000_000).rounded(.up))
-        var everyone = DeviceModel(configuration: configuration)
-        var model: DeviceModel?
+        var learner = FleetLearner<Int64>(configuration: configuration)
         try store.readTransaction {
             try store.scanEvents(afterID: 0, devices: device...device) { e in
                 guard e.timeMicros < limit else { return }
-                let event = DeviceEvent(
-                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-                if e.device != nil {
-                    if model == nil {
-                        model = DeviceModel(configuration: configuration)
-                        model!.adoptContent(from: everyone)
-                    }
-                    model!.observe(event)
-                } else {
-                    everyone.observe(event)
-                    model?.observe(event)
-                }
+                learner.observe(Self.event(e), device: e.device)
             }
         }
-        return model
+        return learner.models[device]
+    }
+
+    /// A stored event as the model sees it.
+    static func event(_ e: StoredEvent) -> DeviceEvent {
+        DeviceEvent(
+            time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
+            app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
     }
 
     /// Folds new events into the persisted models and returns the state of `devices` (every
@@ -278,31 +272,18 @@ public final class ModelRepository {
             if watermark > 0 {
                 for id in batch { if let model = try loadModel(id) { models[id] = model } }
             }
-            everyone = storedEveryone
+            var learner = FleetLearner(configuration: configuration, everyone: storedEveryone, models: models, population: population)
             let first = batch.startIndex == 0
             let range = batch.first.map { $0...batch.last! } ?? (1...0)
             try store.scanEvents(afterID: watermark, devices: range) { e in
                 // Every batch sees the publishes to every device; they count once.
                 if e.device != nil || first { folded += 1 }
-                let event = DeviceEvent(
-                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-                if let device = e.device {
-                    if models[device] == nil {
-                        var fresh = DeviceModel(configuration: configuration)
-                        fresh.adoptContent(from: everyone)
-                        models[device] = fresh
-                    }
-                    models[device]!.observe(event)
-                } else {
-                    everyone.observe(event)
-                    for key in models.keys { models[key]!.observe(event) }
-                }
+                learner.observe(Self.event(e), device: e.device)
             }
             var records: [Store.ModelStateRecord] = []
-            for id in models.keys.sorted() {
-                let model = models[id]!
-                population.add(PopulationSums(model: model, name: name))
+            for id in learner.models.keys.sorted() {
+                learner.pool(id, name: name)
+                let model = learner.models[id]!
                 if persist {
                     records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
                 }
@@ -310,6 +291,7 @@ public final class ModelRepository {
                 if wanted?.contains(id) ?? true { kept[id] = model }
             }
             if persist { try store.saveModelStates(records) }
+            (everyone, population) = (learner.everyone, learner.population)
         }
         // Unsaved, the other devices' models are gone: build only the priors asked for.
         if !persist { folds = folds.filter { wanted?.contains($0) ?? true } }
