@@ -201,14 +201,14 @@ public struct PopulationSums: Sendable {
         return d
     }
 
-    private static func globalRates(_ all: Rates) -> [Double] {
+    static func globalRates(_ all: Rates) -> [Double] {
         (0..<HourOfWeek.count).map { s in
             all.exposure[s] > 0
                 ? (all.sessions[s] + PopulationPrior.genericGlobal[s]) / (all.exposure[s] + 1) : PopulationPrior.genericGlobal[s]
         }
     }
 
-    private static func appRates(_ rates: Rates) -> [Double] {
+    static func appRates(_ rates: Rates) -> [Double] {
         (0..<HourOfWeek.count).map { s in rates.exposure[s] > 0 ? rates.sessions[s] / rates.exposure[s] : 0 }
     }
 
