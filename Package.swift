@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
         .testTarget(
             name: "FetchCastServeTests",

@@ -18,7 +18,12 @@ final class HTTPConnection {
 
     /// Connects to `127.0.0.1:port`.
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.connect(port: port)
+    }
+
+    /// A blocking TCP socket connected to `127.0.0.1:port`, with Nagle's delay off.
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -27,12 +32,13 @@ final class HTTPConnection {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
             close(fd)
             throw Failure(description: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
         }
+        return fd
     }
 
     deinit { close(fd) }
@@ -133,11 +139,19 @@ final class HTTPConnection {
     }
 }
 
-private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
+func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ flags: Int32) -> Int {
     #if canImport(Glibc)
     return Glibc.send(fd, bytes, count, flags)
     #else
     return Darwin.send(fd, bytes, count, flags)
+    #endif
+}
+
+private func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.connect(fd, address, length)
+    #else
+    return Darwin.connect(fd, address, length)
     #endif
 }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Foundation
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
@@ -46,6 +47,12 @@ public enum ServeBenchmark {
         public var httpRequests = 0
         public var httpErrors = 0
         public var httpRequestsPerSecond = 0.0
+        /// Wall-clock seconds of the HTTP load.
+        public var httpSeconds = 0.0
+        /// CPU seconds the server spent during the HTTP load.
+        public var serverCPUSeconds = 0.0
+        /// CPU seconds the load generator (this process) spent during the HTTP load.
+        public var loadCPUSeconds = 0.0
         public var p50 = 0.0
         public var p99 = 0.0
         public var p999 = 0.0
@@ -53,11 +60,21 @@ public enum ServeBenchmark {
         public var sweepSeconds = 0.0
         public var serverPeakRSSKiB = 0
         public var ingestEvents: Int64 = 0
+        /// `POST /v1/events` of one row on the benchmark's store.
+        public var smallPostSeconds = 0.0
+        /// The plan of that row's device asked right after.
+        public var planAfterPostSeconds = 0.0
+        /// Another device's plan asked right after that.
+        public var otherPlanAfterPostSeconds = 0.0
         public var cliIngestSeconds = 0.0
         public var postSeconds = 0.0
 
         /// HTTP throughput over the in-process plan rate (target: at least 0.5).
         public var throughputRatio: Double { httpRequestsPerSecond / max(inProcessPlansPerSecond, 1e-9) }
+        /// The server's share of the machine's CPU during the HTTP load (1 = every core).
+        public var serverCPUShare: Double { serverCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
+        /// The load generator's share of the machine's CPU during the HTTP load.
+        public var loadCPUShare: Double { loadCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
         /// POST events/s over `fetchcast ingest` events/s (target: at least 0.7).
         public var ingestRatio: Double { cliIngestSeconds / max(postSeconds, 1e-9) }
     }
@@ -99,9 +116,16 @@ public enum ServeBenchmark {
             let started = WallClock.monotonic()
             let shared = names
             DispatchQueue.concurrentPerform(iterations: result.inProcessThreads) { thread in
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
                 var i = thread * 7919, n = 0
                 while WallClock.monotonic() < deadline {
-                    _ = try? service.plan(PredictionRequest(device: shared[i % shared.count]))
+                    // What the handler does: plan from the clock, then encode the answer as JSON.
+                    let at = WallClock.now()
+                    let device = shared[i % shared.count]
+                    if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
+                        _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
+                    }
                     i += 1
                     n += 1
                 }
@@ -115,41 +139,21 @@ public enum ServeBenchmark {
         // The same plans over HTTP, from a `fetchcast serve` child process.
         let server = try ServerProcess(executable: executable, store: store, directory: directory)
         defer { server.stop() }
-        let latencies = Mutex([Double]())
-        let errors = Mutex(0)
-        let encoded = names.map(percentEncoded)
-        let port = server.port
-        let deadline = WallClock.monotonic() + options.seconds
-        let started = WallClock.monotonic()
-        // Real threads, one a client (concurrentPerform would run only as many as cores at once).
-        Threads.run(count: options.clients) { client in
-            var own: [Double] = []
-            var failed = 0
-            own.reserveCapacity(100_000)
-            guard let connection = try? HTTPConnection(port: port) else {
-                errors.withLock { $0 += 1 }
-                return
-            }
-            var i = client * 7919
-            while WallClock.monotonic() < deadline {
-                let t0 = WallClock.monotonic()
-                let response = try? connection.request("GET /v1/devices/\(encoded[i % encoded.count])/plan")
-                if response?.status == 200 { own.append(WallClock.monotonic() - t0) } else { failed += 1 }
-                if response == nil { break }
-                i += 1
-            }
-            latencies.withLock { $0 += own }
-            errors.withLock { $0 += failed }
-        }
-        let elapsed = WallClock.monotonic() - started
-        let sorted = latencies.withLock { $0 }.sorted()
+        let targets = names.map { "/v1/devices/\(percentEncoded($0))/plan" }
+        let serverCPUStart = server.cpuSeconds()
+        let load = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: targets, seconds: options.seconds)
+        result.serverCPUSeconds = server.cpuSeconds() - serverCPUStart
+        result.loadCPUSeconds = load.cpuSeconds
+        result.httpSeconds = load.seconds
+        let sorted = load.latencies.sorted()
         result.httpRequests = sorted.count
-        result.httpErrors = errors.withLock { $0 }
-        result.httpRequestsPerSecond = Double(sorted.count) / elapsed
+        result.httpErrors = load.errors
+        result.httpRequestsPerSecond = Double(sorted.count) / load.seconds
         result.p50 = percentile(sorted, 0.5)
         result.p99 = percentile(sorted, 0.99)
         result.p999 = percentile(sorted, 0.999)
         log.write("HTTP: \(format(result.httpRequestsPerSecond, 0)) requests/s from \(options.clients) clients, p50 \(format(result.p50 * 1000)) ms, p99 \(format(result.p99 * 1000)) ms, p99.9 \(format(result.p999 * 1000)) ms, \(result.httpErrors) errors\n")
+        log.write("CPU in those \(format(result.httpSeconds)) s: server \(format(result.serverCPUSeconds)) s, load generator \(format(result.loadCPUSeconds)) s (of \(format(result.httpSeconds * Double(result.inProcessThreads))) s on \(result.inProcessThreads) cores)\n")
 
         // A sweep over every device, then the server's peak memory.
         let sweepStart = WallClock.monotonic()
@@ -159,6 +163,26 @@ public enum ServeBenchmark {
         result.sweepRecords = sweep.body.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
         result.serverPeakRSSKiB = server.peakRSSKiB()
         log.write("sweep: \(result.sweepRecords) fetches of \(result.devices) devices in \(format(result.sweepSeconds)) s; server peak RSS \(result.serverPeakRSSKiB / 1024) MiB\n")
+
+        // The fold pause: one row posted for a device, then at once that device's plan (which
+        // must reflect the row: read-your-writes) and another device's plan.
+        let device = names[0], other = names[names.count / 2]
+        let row = "time,device,app,event,result,bytes,duration_ms\n"
+            + "\(Timestamp.format(micros: Int64(WallClock.now() * 1_000_000), utcOffsetSeconds: 0)),\(device),com.fetchcast.bench,launch,,,\n"
+        let connection = try HTTPConnection(port: server.port)
+        var t0 = WallClock.monotonic()
+        let postedRow = try Array(row.utf8).withUnsafeBytes { try connection.request("POST /v1/events", body: $0) }
+        result.smallPostSeconds = WallClock.monotonic() - t0
+        t0 = WallClock.monotonic()
+        let own = try connection.request("GET /v1/devices/\(percentEncoded(device))/plan?app=com.fetchcast.bench")
+        result.planAfterPostSeconds = WallClock.monotonic() - t0
+        t0 = WallClock.monotonic()
+        let others = try connection.request("GET /v1/devices/\(percentEncoded(other))/plan")
+        result.otherPlanAfterPostSeconds = WallClock.monotonic() - t0
+        guard postedRow.status == 200, own.status == 200, others.status == 200 else {
+            throw Failure(description: "POST of one row and the plans after it answered \(postedRow.status), \(own.status), \(others.status)")
+        }
+        log.write("fold pause: POST of 1 row \(format(result.smallPostSeconds * 1000)) ms; then its device's plan (with the row's app) \(format(result.planAfterPostSeconds * 1000)) ms, another device's \(format(result.otherPlanAfterPostSeconds * 1000)) ms\n")
         server.stop()
 
         // POST of a large gzip trace against `fetchcast ingest` of the same file, fresh stores.

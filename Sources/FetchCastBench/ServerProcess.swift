@@ -51,6 +51,14 @@ final class ServerProcess {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
+    /// CPU seconds (user + system) the child has used so far (`/proc/PID/stat`; 0 elsewhere).
+    func cpuSeconds() -> Double {
+        guard let bytes = try? ServeBenchmark.readFile("/proc/\(pid)/stat"), let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return 0 }
+        let fields = String(decoding: bytes[(close + 1)...], as: UTF8.self).split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM, then waits for the exit.
     func stop() {
         guard !stopped else { return }

@@ -7,8 +7,10 @@ import FetchCastTrace
 /// since the last call (there is no training step to remember).
 ///
 /// Apps and devices are keyed by the store's ids (`apps.id`, `devices.id`). State is kept in
-/// a compact binary form (``DeviceModel/binaryEncoded()``), one row per device and one per
-/// device's prior, so answering for one device reads two rows.
+/// a compact binary form (``DeviceModel/binaryEncoded()``): one row per device, one for the
+/// population's sums (``PopulationSums``, from which each device's prior is the population
+/// without it), one for what was published to every device, and the watermark (the last event
+/// folded). Answering for one device reads its row; the sums are read once per fold.
 public final class ModelRepository {
     let store: Store
     /// The model constants.
@@ -16,7 +18,8 @@ public final class ModelRepository {
 
     static let watermarkKey = "watermark"
     static let devicePrefix = "device:"
-    static let priorPrefix = "prior:"
+    /// The sums of every device's contribution to the population (``PopulationSums``).
+    static let populationKey = "population"
     /// Content published for every device (empty device id), kept so that a device first seen
     /// later still learns from what was published before it appeared.
     static let everyoneKey = "everyone"
@@ -50,6 +53,17 @@ public final class ModelRepository {
     /// `nil` when it saved or had nothing to save. The answer is the same either way; unsaved,
     /// the next call folds the same events again.
     public private(set) var saveFailure: StoreError?
+
+    /// Whether a refresh that finds events added since the saved fold saves the fold (taking
+    /// the store's write lock). When `false` (the service's readers, whose writer folds after
+    /// each ingest), it brings only the requested devices up to date, in memory, from their
+    /// saved state: their models then reflect every committed event, and their priors the
+    /// other devices as of the saved fold. Either way, with no valid saved fold it saves one.
+    public var savesFolds = true
+
+    /// Decoded models and priors shared with the other repositories of the process (the
+    /// service's readers); `nil`: every answer reads and decodes the device's saved state.
+    public var cache: ModelCache?
 
     /// Device models a fold holds in memory at once (the first fold of a large store would
     /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.
@@ -104,34 +118,29 @@ public final class ModelRepository {
     /// from them when the device first appears).
     func model(of device: Int64, before time: Double) throws -> DeviceModel? {
         let limit = Int64((time * 1_000_000).rounded(.up))
-        var everyone = DeviceModel(configuration: configuration)
-        var model: DeviceModel?
+        var learner = FleetLearner<Int64>(configuration: configuration)
         try store.readTransaction {
             try store.scanEvents(afterID: 0, devices: device...device) { e in
                 guard e.timeMicros < limit else { return }
-                let event = DeviceEvent(
-                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-                if e.device != nil {
-                    if model == nil {
-                        model = DeviceModel(configuration: configuration)
-                        model!.adoptContent(from: everyone)
-                    }
-                    model!.observe(event)
-                } else {
-                    everyone.observe(event)
-                    model?.observe(event)
-                }
+                learner.observe(Self.event(e), device: e.device)
             }
         }
-        return model
+        return learner.models[device]
+    }
+
+    /// A stored event as the model sees it.
+    static func event(_ e: StoredEvent) -> DeviceEvent {
+        DeviceEvent(
+            time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
+            app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
     }
 
     /// Folds new events into the persisted models and returns the state of `devices` (every
     /// device when `nil`).
     ///
-    /// - Complexity: O(new events + devices × apps) when events were added since the last
-    ///   call; otherwise O(size of the requested devices' state).
+    /// - Complexity: O(new events + changed devices × state) when events were added since the
+    ///   last call (every device's state when one of them is a publish to every device);
+    ///   otherwise O(size of the requested devices' state).
     public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
         let names = try names()
         return try refresh(ids: requested.map { Set($0.compactMap { names.deviceIDs[Array($0.utf8)] }) })
@@ -140,35 +149,61 @@ public final class ModelRepository {
     /// ``refresh(devices:)`` for device ids (every device when `nil`).
     private func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
         saveFailure = nil
-        let names = try names()
-        let (deviceNames, appNames) = (names.devices, names.apps)
-        var models: [Int64: DeviceModel] = [:]
-        var priors: [Int64: DevicePrior] = [:]
+        var names = try names()
+        var state: ([Int64: DeviceModel], [Int64: DevicePrior])?
         var folded = 0
         // The common case reads: one snapshot, no write lock (so `predict` answers while an
-        // ingest runs). Only when events were added or state is damaged does it take the write
-        // lock and fold (re-checking the watermark under the lock).
-        let ids = (wanted.map(Array.init) ?? Array(deviceNames.keys)).sorted()
-        let current: ([Int64: DeviceModel], [Int64: DevicePrior])? = try store.readTransaction {
-            try isUpToDate() ? try load(ids) : nil
+        // ingest runs). When events were added since the saved fold, a repository that does not
+        // save folds brings only the requested devices up to date, in memory; one that does (or
+        // any, when there is no valid saved fold) takes the write lock and folds what changed
+        // (re-checking the watermark under the lock).
+        try store.readTransaction {
+            names = try self.names()
+            let ids = (wanted.map(Array.init) ?? Array(names.devices.keys)).sorted()
+            let last = try store.lastEventID()
+            if last == 0 {  // no events: nothing to fold
+                state = ([:], [:])
+                return
+            }
+            guard let saved = try savedPopulation() else { return }
+            if saved.watermark == last {
+                state = try load(ids, population: saved.population, watermark: saved.watermark, appNames: names.apps)
+            } else if !savesFolds, saved.watermark < last {
+                if let current = try foldInMemory(ids, after: saved.watermark, population: saved.population, appNames: names.apps) {
+                    (state, folded) = (current.state, current.events)
+                }
+            }
         }
-        if let current {
-            (models, priors) = current
-        } else {
+        if state == nil {
             func foldNewEvents(persist: Bool) throws {
+                names = try self.names()
+                let ids = (wanted.map(Array.init) ?? Array(names.devices.keys)).sorted()
                 let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
                 let last = try store.lastEventID()
                 let fromScratch = watermark >= last  // damaged state, or events forgotten
-                (models, priors, folded) = try fold(
-                    after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(deviceNames.keys), appNames: appNames,
-                    wanted: wanted, persist: persist)
+                let fold = try self.fold(after: fromScratch ? 0 : watermark, upTo: last, deviceIDs: Array(names.devices.keys),
+                                         appNames: names.apps, wanted: wanted, persist: persist)
+                folded = fold.events
+                var models: [Int64: DeviceModel] = [:]
+                var priors: [Int64: DevicePrior] = [:]
+                for id in ids {
+                    // Devices the fold did not change are as saved.
+                    guard let model = try fold.models[id] ?? (fold.complete ? nil : loadModel(id)) else { continue }
+                    models[id] = model
+                    priors[id] = Self.prior(of: model, pooledAs: model, in: fold.population, appNames: names.apps)
+                }
+                state = (models, priors)
             }
             do {
                 try store.writeTransaction {
                     // Another process may have folded while this one waited for the lock.
-                    if try isUpToDate(), let loaded = try load(ids) {
-                        (models, priors) = loaded
-                        return
+                    if let saved = try savedPopulation(), saved.watermark == (try store.lastEventID()) {
+                        names = try self.names()
+                        let ids = (wanted.map(Array.init) ?? Array(names.devices.keys)).sorted()
+                        if let loaded = try load(ids, population: saved.population, watermark: saved.watermark, appNames: names.apps) {
+                            state = loaded
+                            return
+                        }
                     }
                     try foldNewEvents(persist: true)
                 }
@@ -179,7 +214,8 @@ public final class ModelRepository {
                 saveFailure = error
             }
         }
-        return Snapshot(models: models, priors: priors, deviceNames: deviceNames, appNames: appNames, eventsFolded: folded,
+        let (models, priors) = state ?? ([:], [:])
+        return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) })
     }
 
@@ -213,125 +249,192 @@ public final class ModelRepository {
     /// `String`, under which canonically equivalent ids tie.
     static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    private func isUpToDate() throws -> Bool {
-        let watermark = try store.modelState(key: Self.watermarkKey)?.watermark ?? 0
-        return watermark == (try store.lastEventID())
+    /// The saved population sums and the watermark of the fold that saved them (that of the
+    /// whole saved state); `nil` when there is no saved fold or it is damaged. Decoded once per
+    /// fold: kept in memory while the watermark stays.
+    private func savedPopulation() throws -> (watermark: Int64, population: PopulationIndex)? {
+        guard let watermark = try store.modelState(key: Self.watermarkKey)?.watermark, watermark > 0 else { return nil }
+        if let cached = populationCache, cached.watermark == watermark { return cached }
+        let decoded = try store.withModelState(key: Self.populationKey) { saved, bytes in
+            saved == watermark ? try? PopulationSums(binary: bytes) : nil
+        }
+        guard let sums = decoded ?? nil else { return nil }
+        populationCache = (watermark, PopulationIndex(sums))
+        return populationCache
     }
 
-    /// The stored state of these devices; `nil` when any of it is damaged.
-    private func load(_ ids: [Int64]) throws -> ([Int64: DeviceModel], [Int64: DevicePrior])? {
+    /// The saved population sums, kept while the saved fold's watermark stays.
+    private var populationCache: (watermark: Int64, population: PopulationIndex)?
+
+    /// The prior of a device: what the other devices say, the population without the device's
+    /// own contribution (that of `pooled`, its model as pooled in `population`; none when it is
+    /// not there yet), for the apps of `model`.
+    /// - Complexity: O(the device's apps × 168 + apps² + pairs).
+    static func prior(of model: DeviceModel, pooledAs pooled: DeviceModel?, in population: PopulationIndex, appNames: [Int64: String])
+        -> DevicePrior
+    {
+        let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
+        var apps: [Int32: String] = [:]
+        for app in model.appsBySessions { apps[app] = name(app) }
+        return population.devicePrior(excluding: pooled, name: name, apps: apps)
+    }
+
+    /// The saved state of these devices with their priors (from ``cache`` when it has them);
+    /// `nil` when any of it is damaged.
+    private func load(_ ids: [Int64], population: PopulationIndex, watermark: Int64, appNames: [Int64: String]) throws
+        -> ([Int64: DeviceModel], [Int64: DevicePrior])?
+    {
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         for id in ids {
+            if let cached = cache?.state(of: id, watermark: watermark) {
+                models[id] = cached.model
+                priors[id] = cached.prior
+                continue
+            }
             // Decoded in place from SQLite's buffer: the state is never copied out whole.
+            var size = 0
             guard let decoded = try store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in
-                try? DeviceModel(binary: bytes)
+                size = bytes.count
+                return try? DeviceModel(binary: bytes)
             }) else { continue }
             guard let model = decoded else { return nil }
+            let prior = Self.prior(of: model, pooledAs: model, in: population, appNames: appNames)
             models[id] = model
-            if let decoded = try store.withModelState(key: Self.priorPrefix + String(id), { _, bytes in try? DevicePrior(binary: bytes) }) {
-                guard let prior = decoded else { return nil }
-                priors[id] = prior
-            }
+            priors[id] = prior
+            // Decoded, a model takes about twice its encoded size; its prior less than that again.
+            cache?.keep(model, prior: prior, of: id, watermark: watermark, cost: 3 * size)
         }
         return (models, priors)
     }
 
-    /// Folds events `(after, upTo]` into every device's model, rebuilds each device's prior from
-    /// the other devices, and saves it all (inside the caller's transaction) when `persist`.
-    /// Without `persist`, nothing is written and only the priors of `wanted` are built.
+    /// The requested devices brought up to date in memory from their saved state and the
+    /// events after `watermark`, nothing saved; their priors from the saved population (the
+    /// other devices as of the saved fold). `nil` when saved state is damaged.
+    /// - Complexity: O(events after `watermark` read by SQLite + the devices' state).
+    private func foldInMemory(_ ids: [Int64], after watermark: Int64, population: PopulationIndex, appNames: [Int64: String]) throws
+        -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), events: Int)?
+    {
+        guard let first = ids.first, let last = ids.last else { return (([:], [:]), 0) }
+        guard let everyone = try store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
+        else { return nil }
+        var saved: [Int64: DeviceModel] = [:]
+        for id in ids {
+            guard let decoded = try store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in try? DeviceModel(binary: bytes) })
+            else { continue }
+            guard let model = decoded else { return nil }
+            saved[id] = model
+        }
+        var learner = FleetLearner(configuration: configuration, everyone: everyone, models: saved)
+        let wanted = Set(ids)
+        var folded = 0
+        try store.scanEvents(afterID: watermark, devices: first...last) { e in
+            guard e.device.map(wanted.contains) ?? true else { return }
+            folded += 1
+            learner.observe(Self.event(e), device: e.device)
+        }
+        var priors: [Int64: DevicePrior] = [:]
+        for (id, model) in learner.models {
+            priors[id] = Self.prior(of: model, pooledAs: saved[id], in: population, appNames: appNames)
+        }
+        return ((learner.models, priors), folded)
+    }
+
+    /// What a fold did.
+    private struct Fold {
+        /// The folded models of the wanted devices that changed (of every wanted device when
+        /// `complete`).
+        var models: [Int64: DeviceModel]
+        /// Whether every device was folded (else unchanged devices are as saved).
+        var complete: Bool
+        /// The sums of every device's model, indexed.
+        var population: PopulationIndex
+        /// Events folded.
+        var events: Int
+    }
+
+    /// Folds events `(after, upTo]` into the models and the population sums, and saves them
+    /// (inside the caller's transaction) when `persist`.
+    ///
+    /// Only the devices with new events change (``Store/devicesWithEvents(afterID:)``): each
+    /// one's saved model is loaded, its contribution taken out of the saved population sums,
+    /// the new events folded in, and the new contribution added (exact: ``PopulationSums``
+    /// quantises, so the sums equal those of a fold from scratch, bit for bit). A publish to
+    /// every device changes every model, and there is no saved fold to go on from the first
+    /// time: then every device is folded.
     ///
     /// Devices are folded ``foldBatchSize`` at a time (by device id), so a fold holds that many
     /// models, not every device of the store: each batch's models are loaded, fed the batch's
     /// events and the publishes to every device, saved, added to the population's sums and
-    /// dropped. A second pass streams the saved models back, a batch at a time, to give each
-    /// device the pooled sums minus its own contribution (``PopulationSums``). The result does
-    /// not depend on the batch size: each model sees the same events in the same order.
+    /// dropped. The result does not depend on the batch size: each model sees the same events
+    /// in the same order.
     ///
-    /// - Returns: The models and priors of `wanted` (every device when `nil`) and the number of
-    ///   events folded.
-    /// - Complexity: O(batches × new events read by SQLite + new events folded + devices × state);
-    ///   memory O(``foldBatchSize`` × state of a device + the population's sums).
+    /// - Complexity: O(batches × new events read by SQLite + new events folded + folded devices
+    ///   × state); memory O(``foldBatchSize`` × state of a device + the population's sums).
     private func fold(
         after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?,
         persist: Bool = true
-    ) throws
-        -> ([Int64: DeviceModel], [Int64: DevicePrior], Int)
-    {
+    ) throws -> Fold {
         let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
-        let ids = deviceIDs.sorted()
+        var ids = deviceIDs.sorted()
+        var storedEveryone = DeviceModel(configuration: configuration)
+        var population = PopulationSums()
+        var complete = true
+        if watermark > 0, let saved = try savedPopulation(), saved.watermark == watermark,
+           let everyone = try store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
+        {
+            storedEveryone = everyone
+            let changed = try store.devicesWithEvents(afterID: watermark)
+            if !changed.everyDevice {
+                (ids, population, complete) = (changed.devices, saved.population.sums, false)
+            }
+        } else if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
+            storedEveryone = try DeviceModel(binary: record.state)
+        }
         let size = max(foldBatchSize, 1)
         var batches = stride(from: 0, to: ids.count, by: size).map { ids[$0..<min($0 + size, ids.count)] }
         // With no device at all, one empty batch still folds the publishes to every device.
-        if batches.isEmpty { batches = [[]] }
-        var storedEveryone = DeviceModel(configuration: configuration)
-        if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
-            storedEveryone = try DeviceModel(binary: record.state)
-        }
+        if batches.isEmpty && complete { batches = [[]] }
         var everyone = storedEveryone
-        var population = PopulationSums()
         var kept: [Int64: DeviceModel] = [:]
         var folded = 0
-        var folds: [Int64] = []  // devices with a model, in id order
         for batch in batches {
             var models: [Int64: DeviceModel] = [:]
             if watermark > 0 {
                 for id in batch { if let model = try loadModel(id) { models[id] = model } }
             }
-            everyone = storedEveryone
+            var learner = FleetLearner(configuration: configuration, everyone: storedEveryone, models: models, population: population)
+            // Folding only what changed: take each changed device's saved share out first.
+            if !complete { for id in models.keys.sorted() { learner.unpool(PopulationSums(model: models[id]!, name: name)) } }
             let first = batch.startIndex == 0
-            let range = batch.first.map { $0...batch.last! } ?? (1...0)
+            let range = batch.first.map { $0...batch.last! } ?? (0...0)  // device ids start at 1
             try store.scanEvents(afterID: watermark, devices: range) { e in
                 // Every batch sees the publishes to every device; they count once.
                 if e.device != nil || first { folded += 1 }
-                let event = DeviceEvent(
-                    time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds,
-                    app: Int32(truncatingIfNeeded: e.app), kind: e.kind, result: e.result)
-                if let device = e.device {
-                    if models[device] == nil {
-                        var fresh = DeviceModel(configuration: configuration)
-                        fresh.adoptContent(from: everyone)
-                        models[device] = fresh
-                    }
-                    models[device]!.observe(event)
-                } else {
-                    everyone.observe(event)
-                    for key in models.keys { models[key]!.observe(event) }
-                }
+                learner.observe(Self.event(e), device: e.device)
             }
             var records: [Store.ModelStateRecord] = []
-            for id in models.keys.sorted() {
-                let model = models[id]!
-                population.add(PopulationSums(model: model, name: name))
+            for id in learner.models.keys.sorted() {
+                learner.pool(id, name: name)
+                let model = learner.models[id]!
                 if persist {
                     records.append(Store.ModelStateRecord(key: Self.devicePrefix + String(id), watermark: last, state: try model.binaryEncoded()))
                 }
-                folds.append(id)
                 if wanted?.contains(id) ?? true { kept[id] = model }
             }
             if persist { try store.saveModelStates(records) }
+            (everyone, population) = (learner.everyone, learner.population)
         }
-        // Unsaved, the other devices' models are gone: build only the priors asked for.
-        if !persist { folds = folds.filter { wanted?.contains($0) ?? true } }
-        var priors: [Int64: DevicePrior] = [:]
-        for start in stride(from: 0, to: folds.count, by: size) {
-            var records: [Store.ModelStateRecord] = []
-            for id in folds[start..<min(start + size, folds.count)] {
-                guard let model = try kept[id] ?? loadModel(id) else { continue }
-                var apps: [Int32: String] = [:]
-                for app in model.appsBySessions { apps[app] = name(app) }
-                let prior = population.devicePrior(excluding: PopulationSums(model: model, name: name), apps: apps)
-                if wanted?.contains(id) ?? true { priors[id] = prior }
-                records.append(Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: last, state: prior.binaryEncoded()))
-            }
-            if persist { try store.saveModelStates(records) }
+        if persist {
+            try store.saveModelStates([
+                Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
+                Store.ModelStateRecord(key: Self.populationKey, watermark: last, state: population.binaryEncoded()),
+                Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []),
+            ])
         }
-        guard persist else { return (kept, priors, folded) }
-        try store.saveModelStates([
-            Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
-            Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: []),
-        ])
-        return (kept, priors, folded)
+        let index = PopulationIndex(population)
+        if persist { populationCache = (last, index) }
+        return Fold(models: kept, complete: complete, population: index, events: folded)
     }
 
     /// A device's saved model (decoded in place), `nil` when it has none.

@@ -33,7 +33,7 @@ public struct PopulationSums: Sendable {
     }
 
     /// Devices added (with or without history).
-    public private(set) var devices = 0
+    public internal(set) var devices = 0
     /// Pairs seen after fewer trigger launches (present-day weight) are left out of priors.
     public let minimumPairSupport: Double
     var all = Rates()
@@ -52,6 +52,12 @@ public struct PopulationSums: Sendable {
     ///   - minimumPairSupport: As in ``init(minimumPairSupport:)``.
     /// - Complexity: O(apps × 168 + apps² + pairs) of the device.
     public init(model: DeviceModel, name: (Int32) -> String, minimumPairSupport: Double = 5) {
+        self.init(model: model, name: name, minimumPairSupport: minimumPairSupport, includingPairs: true)
+    }
+
+    /// One device's contribution, without its co-usage pairs when `includingPairs` is `false`
+    /// (what ``PopulationIndex`` computes pair by pair instead).
+    init(model: DeviceModel, name: (Int32) -> String, minimumPairSupport: Double, includingPairs: Bool) {
         self.init(minimumPairSupport: minimumPairSupport)
         devices = 1
         guard let now = model.lastEventTime else { return }
@@ -74,6 +80,7 @@ public struct PopulationSums: Sendable {
             rates.devices = 1
             apps[name(id)] = rates
         }
+        guard includingPairs else { return }
         var withSuccesses: Set<NamePair> = []
         model.pairSuccesses.forEach { key, successes in
             let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
@@ -150,13 +157,7 @@ public struct PopulationSums: Sendable {
     ///   - apps: The device's apps: id → name.
     /// - Complexity: O(apps × 168 + apps²) of the device; nothing proportional to other devices.
     public func devicePrior(excluding own: PopulationSums, apps deviceApps: [Int32: String]) -> DevicePrior {
-        var prior = DevicePrior.none
-        prior.globalRates = Self.globalRates(Self.difference(all, own.all))
-        for (id, name) in deviceApps {
-            guard let pooled = apps[name] else { continue }
-            let others = own.apps[name].map { Self.difference(pooled, $0) } ?? pooled
-            if others.devices > 0 { prior.appRates[id] = Self.appRates(others) }
-        }
+        var prior = devicePriorRates(excluding: own, apps: deviceApps)
         var translated: [UInt64: Double] = [:]
         for (x, nx) in deviceApps {
             for (y, ny) in deviceApps where y != x {
@@ -174,6 +175,18 @@ public struct PopulationSums: Sendable {
         return prior
     }
 
+    /// The rates of ``devicePrior(excluding:apps:)`` (global and per app), without pairs.
+    func devicePriorRates(excluding own: PopulationSums, apps deviceApps: [Int32: String]) -> DevicePrior {
+        var prior = DevicePrior.none
+        prior.globalRates = Self.globalRates(Self.difference(all, own.all))
+        for (id, name) in deviceApps {
+            guard let pooled = apps[name] else { continue }
+            let others = own.apps[name].map { Self.difference(pooled, $0) } ?? pooled
+            if others.devices > 0 { prior.appRates[id] = Self.appRates(others) }
+        }
+        return prior
+    }
+
     /// ``devicePrior(excluding:apps:)`` for a device whose app symbols index `names` (only the
     /// names the population knows are translated).
     public func devicePrior(excluding own: PopulationSums, names: [String]) -> DevicePrior {
@@ -188,19 +201,19 @@ public struct PopulationSums: Sendable {
         return d
     }
 
-    private static func globalRates(_ all: Rates) -> [Double] {
+    static func globalRates(_ all: Rates) -> [Double] {
         (0..<HourOfWeek.count).map { s in
             all.exposure[s] > 0
                 ? (all.sessions[s] + PopulationPrior.genericGlobal[s]) / (all.exposure[s] + 1) : PopulationPrior.genericGlobal[s]
         }
     }
 
-    private static func appRates(_ rates: Rates) -> [Double] {
+    static func appRates(_ rates: Rates) -> [Double] {
         (0..<HourOfWeek.count).map { s in rates.exposure[s] > 0 ? rates.sessions[s] / rates.exposure[s] : 0 }
     }
 
     /// A pair's pooled probability: only pairs some device saw succeed, with enough trials.
-    private func probability(_ sums: PairSums) -> Double? {
+    func probability(_ sums: PairSums) -> Double? {
         guard sums.devicesWithSuccesses > 0, sums.trials >= minimumPairSupport else { return nil }
         return sums.successes / sums.trials
     }

@@ -22,16 +22,19 @@ import Darwin
 /// committed ingest survives power loss; any number of reader connections (a pool: one per
 /// thread that plans at a time), each with its own ``ModelRepository``. The store is in WAL
 /// mode, so readers see the last committed snapshot and never wait for an ingest in progress.
-/// Events are folded into the model under the write lock (``ModelRepository`` does that for
-/// `predict` too): ``foldPending()`` right after an ingest, and an ingest first folds what the
-/// ingests before it added, so no ingest ever starts while the model is behind. A plan thus
-/// never waits for an ingest; one asked in the short while between an ingest's commit and the
-/// end of its fold waits for that fold (and then reflects the events: read-your-writes).
+/// The writer folds new events into the saved model (``foldPending()``, right after an ingest;
+/// only the devices with new events are folded, see ``ModelRepository``). Readers never fold
+/// for the fleet and never take the write lock: a plan asked after an ingest committed but
+/// before its fold was saved folds its own device's new events in memory (read-your-writes),
+/// with the prior of the other devices as of the last saved fold. Only a store with no saved
+/// fold at all (never folded) makes the first reader fold it, under the write lock.
 public final class FetchCastService: Sendable {
     /// The database file.
     public let path: String
     private let writer: Mutex<Writer>
     private let readers = Mutex<[Reader]>([])
+    /// Decoded device state shared by the readers, for the current saved fold.
+    private let cache = ModelCache()
     private let now: @Sendable () -> Double
 
     /// Opens (creating when missing) the store at `path`.
@@ -214,16 +217,18 @@ public final class FetchCastService: Sendable {
         let store: Store
         let repository: ModelRepository
 
-        init(path: String) throws {
+        init(path: String, cache: ModelCache) throws {
             store = try Store(path: path, create: false)
             repository = ModelRepository(store: store)
+            repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
+            repository.cache = cache
         }
     }
 
     /// A pooled reader, or a new one when every pooled reader is in use.
     private func takeReader() throws -> Reader {
         if let reader = readers.withLock({ $0.popLast() }) { return reader }
-        return try Reader(path: path)
+        return try Reader(path: path, cache: cache)
     }
 
     fileprivate func giveBack(_ reader: Reader) {

@@ -38,9 +38,24 @@ public enum PriorBuilder {
     /// - Throws: ``TraceError`` for bad input.
     /// - Complexity: O(events) time, O(devices × apps) memory.
     public static func population(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationSample {
+        var (learner, names) = try learn(traces: traces, devices: devices, tau: tau, options: options)
+        var contributions: [String: PopulationSums] = [:]
+        // Sums are exact (PopulationSums quantises), so the order devices are added in does not
+        // matter; sorted anyway, for readers.
+        for id in learner.models.keys.sorted(by: { names[Int($0)] < names[Int($1)] }) {
+            contributions[names[Int(id)]] = learner.pool(id, name: { names[Int($0)] })
+        }
+        let sums = learner.population
+        return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior())
+    }
+
+    /// The fleet fold of ``population(traces:devices:tau:options:)``: every device's model, keyed
+    /// by its symbol, and the symbols' names (devices and apps share one symbol table).
+    static func learn(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions) throws(TraceError)
+        -> (learner: FleetLearner<Int32>, names: [String])
+    {
         let symbols = SymbolTable()
-        var models: [Int32: DeviceModel] = [:]
-        var everyone = DeviceModel(configuration: ModelConfiguration(tau: tau))
+        var learner = FleetLearner<Int32>(configuration: ModelConfiguration(tau: tau))
         var batch: [EncodedEvent] = []
         for path in traces {
             let reader = try TraceReader(path: path, symbols: symbols, options: options, hashing: false)
@@ -48,31 +63,14 @@ public enum PriorBuilder {
                 for e in batch {
                     let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
                     if e.device == EncodedEvent.everyDevice {
-                        everyone.observe(event)
-                        for key in models.keys { models[key]!.observe(event) }
-                        continue
+                        learner.observe(event, device: nil)
+                    } else if devices?.contains(symbols.name(e.device)) ?? true {
+                        learner.observe(event, device: e.device)
                     }
-                    if let devices, !devices.contains(symbols.name(e.device)) { continue }
-                    if models[e.device] == nil {
-                        var fresh = DeviceModel(configuration: ModelConfiguration(tau: tau))
-                        fresh.adoptContent(from: everyone)
-                        models[e.device] = fresh
-                    }
-                    models[e.device]!.observe(event)
                 }
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        let names = symbols.allNames
-        var sums = PopulationSums()
-        var contributions: [String: PopulationSums] = [:]
-        // Sums are exact (PopulationSums quantises), so the order devices are added in does not
-        // matter; sorted anyway, for readers.
-        for id in models.keys.sorted(by: { names[Int($0)] < names[Int($1)] }) {
-            let own = PopulationSums(model: models[id]!, name: { names[Int($0)] })
-            sums.add(own)
-            contributions[names[Int(id)]] = own
-        }
-        return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior())
+        return (learner, symbols.allNames)
     }
 }

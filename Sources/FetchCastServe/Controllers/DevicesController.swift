@@ -49,18 +49,6 @@ struct DevicesController {
         return try JSONResponse.make(DeviceList(devices: Array(devices), next: page.count > limit ? devices.last?.device : nil))
     }
 
-    struct Plan: Codable {
-        var device: String
-        /// Where the plan starts (Unix seconds): `at`, or the server's clock.
-        var atUnix: Double
-        var fetches: [Prediction]
-
-        enum CodingKeys: String, CodingKey {
-            case device, fetches
-            case atUnix = "at_unix"
-        }
-    }
-
     /// The plan `fetchcast predict --device D --at T` prints, from `at` or the server's now.
     @Sendable func plan(request: Request, context: Context) async throws -> Response {
         let device = try Query.pathID("device", context: context)
@@ -71,7 +59,7 @@ struct DevicesController {
             count: try query.integer("count", in: 1...1000) ?? 10, budget: try query.number("budget", in: 1...1440) ?? 24)
         let service = self.service
         let fetches = try await Self.answer { try await pools.read { try service.plan(planRequest) } }
-        return try JSONResponse.make(Plan(device: device, atUnix: at, fetches: fetches))
+        return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches))
     }
 
     /// What `fetchcast model --device D [--app A]` shows, as JSON.

@@ -53,6 +53,20 @@ extension Store {
         }
     }
 
+    /// The devices with events after `afterID`, in id order, and whether any of those events
+    /// is a publish to every device: what a fold of the new events changes.
+    /// - Complexity: O(events after `afterID`), read by SQLite; nothing else copied out.
+    public func devicesWithEvents(afterID: Int64) throws(StoreError) -> (devices: [Int64], everyDevice: Bool) {
+        let s = try connection.prepare("SELECT DISTINCT device_id FROM event_log WHERE id > ? ORDER BY device_id")
+        try s.bind([.integer(afterID)])
+        var devices: [Int64] = []
+        var everyDevice = false
+        while try s.step() {
+            if let device = s.optionalInt(0) { devices.append(device) } else { everyDevice = true }
+        }
+        return (devices, everyDevice)
+    }
+
     /// The highest event id (0 for an empty store).
     public func lastEventID() throws(StoreError) -> Int64 {
         let s = try connection.cached("SELECT COALESCE(max(id), 0) FROM event_log")
