@@ -96,141 +96,148 @@ public final class Ingestor {
                 }
             }
         }
-        try c.execute("BEGIN IMMEDIATE")
         do {
-            if let knownHash, try existingFile(sha256: knownHash) {
-                try c.execute("ROLLBACK")
-                return FileIngestResult(path: path, sha256: knownHash, status: .alreadyIngested, events: 0, rejected: 0,
-                                        bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false)
-            }
-            let fileInsert = try c.prepare(
-                "INSERT INTO files(name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at) VALUES (?, ?, '', 0, 0, 0, 0, ?)")
-            try fileInsert.bind([.text(name ?? path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
-            try fileInsert.run()
-            let fileID = c.lastInsertRowID
-            let insert = try c.prepare(
-                "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
-            insert.bindInt(1, fileID)
-            let names = NameResolver(connection: c)
-            var symbolNames: [String] = []
-            var deviceIDs: [Int64] = []
-            var appIDs: [Int64] = []
-            var aggregates = IngestAggregates()
-            var events: Int64 = 0
-            var rejected: Int64 = 0
-            var firstID: Int64?
-            var lastProgress = started
-            var finalHash = ""
-            var finalBytes: Int64 = 0
-            var format: TraceFormat?
-            var gzip = false
-            DispatchQueue.global().async(execute: producer)
-            producerStarted = true
-            receive: while true {
-                switch pipe.take() {
-                case .failure(let error):
-                    producerStarted = false
-                    throw error
-                case .end(let sha256, let bytesRead, let f, let g):
-                    producerStarted = false
-                    finalHash = sha256
-                    finalBytes = bytesRead
-                    format = f
-                    gzip = g
-                    break receive
-                case .batch(let batch, let newNames, let rejects, let bytesRead):
-                    for r in rejects {
-                        rejected += 1
-                        options.onReject?(r.error, r.text)
-                    }
-                    if !newNames.isEmpty {
-                        symbolNames.append(contentsOf: newNames)
-                        deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
-                        appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
-                    }
-                    for e in batch {
-                        let deviceID: Int64?
-                        if e.device == EncodedEvent.everyDevice {
-                            deviceID = nil
-                        } else {
-                            var id = deviceIDs[Int(e.device)]
-                            if id == 0 {
-                                id = try names.id(table: "devices", name: symbolNames[Int(e.device)])
-                                deviceIDs[Int(e.device)] = id
+            return try c.transaction(.immediate, storeError: { $0 }) { () throws -> FileIngestResult in
+                if let knownHash, try existingFile(sha256: knownHash) {
+                    throw AlreadyIngested(result: FileIngestResult(
+                        path: path, sha256: knownHash, status: .alreadyIngested, events: 0, rejected: 0,
+                        bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false))
+                }
+                let fileInsert = try c.prepare(
+                    "INSERT INTO files(name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at) VALUES (?, ?, '', 0, 0, 0, 0, ?)")
+                try fileInsert.bind([.text(name ?? path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
+                try fileInsert.run()
+                let fileID = c.lastInsertRowID
+                let insert = try c.prepare(
+                    "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
+                insert.bindInt(1, fileID)
+                let names = NameResolver(connection: c)
+                var symbolNames: [String] = []
+                var deviceIDs: [Int64] = []
+                var appIDs: [Int64] = []
+                var aggregates = IngestAggregates()
+                var events: Int64 = 0
+                var rejected: Int64 = 0
+                var firstID: Int64?
+                var lastProgress = started
+                var finalHash = ""
+                var finalBytes: Int64 = 0
+                var format: TraceFormat?
+                var gzip = false
+                DispatchQueue.global().async(execute: producer)
+                producerStarted = true
+                receive: while true {
+                    switch pipe.take() {
+                    case .failure(let error):
+                        producerStarted = false
+                        throw error
+                    case .end(let sha256, let bytesRead, let f, let g):
+                        producerStarted = false
+                        finalHash = sha256
+                        finalBytes = bytesRead
+                        format = f
+                        gzip = g
+                        break receive
+                    case .batch(let batch, let newNames, let rejects, let bytesRead):
+                        for r in rejects {
+                            rejected += 1
+                            options.onReject?(r.error, r.text)
+                        }
+                        if !newNames.isEmpty {
+                            symbolNames.append(contentsOf: newNames)
+                            deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                            appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                        }
+                        for e in batch {
+                            let deviceID: Int64?
+                            if e.device == EncodedEvent.everyDevice {
+                                deviceID = nil
+                            } else {
+                                var id = deviceIDs[Int(e.device)]
+                                if id == 0 {
+                                    id = try names.id(table: "devices", name: symbolNames[Int(e.device)])
+                                    deviceIDs[Int(e.device)] = id
+                                }
+                                deviceID = id
                             }
-                            deviceID = id
+                            var appID = appIDs[Int(e.app)]
+                            if appID == 0 {
+                                appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
+                                appIDs[Int(e.app)] = appID
+                            }
+                            insert.bindInt(2, e.line)
+                            insert.bindInt(3, e.timeMicros)
+                            insert.bindInt(4, Int64(e.utcOffsetSeconds))
+                            insert.bindInt(5, deviceID)
+                            insert.bindInt(6, appID)
+                            insert.bindInt(7, Int64(e.kind.rawValue))
+                            insert.bindInt(8, e.result.map { Int64($0.rawValue) })
+                            insert.bindInt(9, e.bytes)
+                            insert.bindInt(10, e.durationMs)
+                            try insert.run()
+                            if firstID == nil { firstID = c.lastInsertRowID }
+                            aggregates.add(e)
                         }
-                        var appID = appIDs[Int(e.app)]
-                        if appID == 0 {
-                            appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
-                            appIDs[Int(e.app)] = appID
-                        }
-                        insert.bindInt(2, e.line)
-                        insert.bindInt(3, e.timeMicros)
-                        insert.bindInt(4, Int64(e.utcOffsetSeconds))
-                        insert.bindInt(5, deviceID)
-                        insert.bindInt(6, appID)
-                        insert.bindInt(7, Int64(e.kind.rawValue))
-                        insert.bindInt(8, e.result.map { Int64($0.rawValue) })
-                        insert.bindInt(9, e.bytes)
-                        insert.bindInt(10, e.durationMs)
-                        try insert.run()
-                        if firstID == nil { firstID = c.lastInsertRowID }
-                        aggregates.add(e)
-                    }
-                    events += Int64(batch.count)
-                    if let onProgress = options.onProgress {
-                        let now = WallClock.monotonic()
-                        if now - lastProgress >= 0.2 {
-                            lastProgress = now
-                            onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size,
-                                                      events: events, seconds: now - started))
+                        events += Int64(batch.count)
+                        if let onProgress = options.onProgress {
+                            let now = WallClock.monotonic()
+                            if now - lastProgress >= 0.2 {
+                                lastProgress = now
+                                onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size,
+                                                          events: events, seconds: now - started))
+                            }
                         }
                     }
                 }
-            }
-            // Every statement in the loop ends with an event insert: this is the file's last event.
-            // (One writer per transaction, so the file's events are the ids firstID...lastID.)
-            let lastID = firstID.map { _ in c.lastInsertRowID }
-            let hash = knownHash ?? finalHash
-            if knownHash == nil, try existingFile(sha256: hash) {
-                try c.execute("ROLLBACK")
-                return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
-                                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
-                                        format: format?.rawValue ?? "", gzip: gzip)
-            }
-            let countInsert = try c.prepare(
-                "INSERT INTO file_counts(file_id, device_id, app_id, kind, n, first_us, last_us) VALUES (?,?,?,?,?,?,?)")
-            for row in aggregates.countRows() {
-                try countInsert.bind([
-                    .integer(fileID), row.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(row.device)]),
-                    .integer(appIDs[Int(row.app)]), .integer(row.kind), .integer(row.count.n), .integer(row.count.first), .integer(row.count.last),
+                // Every statement in the loop ends with an event insert: this is the file's last event.
+                // (One writer per transaction, so the file's events are the ids firstID...lastID.)
+                let lastID = firstID.map { _ in c.lastInsertRowID }
+                let hash = knownHash ?? finalHash
+                if knownHash == nil, try existingFile(sha256: hash) {
+                    throw AlreadyIngested(result: FileIngestResult(
+                        path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
+                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                        format: format?.rawValue ?? "", gzip: gzip))
+                }
+                let countInsert = try c.prepare(
+                    "INSERT INTO file_counts(file_id, device_id, app_id, kind, n, first_us, last_us) VALUES (?,?,?,?,?,?,?)")
+                for row in aggregates.countRows() {
+                    try countInsert.bind([
+                        .integer(fileID), row.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(row.device)]),
+                        .integer(appIDs[Int(row.app)]), .integer(row.kind), .integer(row.count.n), .integer(row.count.first), .integer(row.count.last),
+                    ])
+                    try countInsert.run()
+                }
+                let dayInsert = try c.prepare("INSERT INTO file_days(file_id, device_id, day, launches) VALUES (?,?,?,?)")
+                for row in aggregates.dayRows() {
+                    try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(row.device)]), .integer(Int64(row.day)), .integer(row.launches)])
+                    try dayInsert.run()
+                }
+                let update = try c.prepare(
+                    "UPDATE files SET sha256 = ?, format = ?, gzip = ?, size_bytes = ?, rows = ?, rejected = ?, first_event_id = ?, last_event_id = ? WHERE id = ?")
+                try update.bind([
+                    .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
+                    .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
+                    lastID.map { .integer($0) } ?? .null,
+                    .integer(fileID),
                 ])
-                try countInsert.run()
+                try update.run()
+                return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
+                                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                                        format: format?.rawValue ?? "csv", gzip: gzip)
             }
-            let dayInsert = try c.prepare("INSERT INTO file_days(file_id, device_id, day, launches) VALUES (?,?,?,?)")
-            for row in aggregates.dayRows() {
-                try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(row.device)]), .integer(Int64(row.day)), .integer(row.launches)])
-                try dayInsert.run()
-            }
-            let update = try c.prepare(
-                "UPDATE files SET sha256 = ?, format = ?, gzip = ?, size_bytes = ?, rows = ?, rejected = ?, first_event_id = ?, last_event_id = ? WHERE id = ?")
-            try update.bind([
-                .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
-                .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
-                lastID.map { .integer($0) } ?? .null,
-                .integer(fileID),
-            ])
-            try update.run()
-            try c.execute("COMMIT")
-            return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
-                                    bytes: finalBytes, seconds: WallClock.monotonic() - started,
-                                    format: format?.rawValue ?? "csv", gzip: gzip)
+        } catch let duplicate as AlreadyIngested {
+            // Rolled back: the store already holds these bytes.
+            return duplicate.result
         } catch {
             drain()
-            try? c.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Ends the transaction without a change: the file's hash is already in the store.
+    private struct AlreadyIngested: Error {
+        var result: FileIngestResult
     }
 
     /// The parsing thread: reads batches and hands them over with the names interned since the
