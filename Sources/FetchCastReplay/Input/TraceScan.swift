@@ -111,39 +111,31 @@ struct TraceScan {
 
     private mutating func readFile(_ path: String, progress: ((String) -> Void)?) throws(EvaluationError) {
         let reader: TraceReader
-        // A regular file is hashed here, alongside the parsing thread, to shorten its path.
-        var hasher: FileHasher?
         do {
-            hasher = path == "-" ? nil : try FileHasher(path: path)
-            reader = try TraceReader(path: path, symbols: symbols, options: options.trace, hashing: hasher == nil)
+            reader = try TraceReader(path: path, symbols: symbols, options: options.trace)
         } catch {
             throw .trace(error)
         }
-        let pipeline = ParsePipeline(reader: reader)
+        let parser = EventSource(reader: reader, batchSize: 4096, capacity: 8)
         var count: Int64 = 0
         var lastReport: Int64 = 0
         while true {
-            switch pipeline.take() {
-            case .batch(let batch, let newNames, let bytesRead):
-                names.append(contentsOf: newNames)
-                do { try hasher?.hash(upTo: bytesRead) } catch { pipeline.cancel(); throw .trace(error) }
-                count += Int64(batch.count)
+            switch parser.next() {
+            case .batch(let parsed):
+                names.append(contentsOf: parsed.newNames)
+                count += Int64(parsed.events.count)
                 do {
-                    try consume(batch, file: path)
+                    try consume(parsed.events, file: path)
                 } catch {
-                    pipeline.cancel()
+                    parser.cancel()
                     throw error
                 }
                 if let progress, count >> 20 != lastReport {
                     lastReport = count >> 20
                     progress("\(path): \(count) events")
                 }
-            case .end(let sha256, _):
-                var digest = sha256 ?? ""
-                if let hasher {
-                    do { digest = try hasher.finish() } catch { throw .trace(error) }
-                }
-                inputs.append(InputDigest(path: path, sha256: digest, events: count))
+            case .end(let end):
+                inputs.append(InputDigest(path: path, sha256: end.sha256, events: count))
                 return
             case .failure(let error):
                 throw .trace(error)

@@ -1,4 +1,3 @@
-import Dispatch
 import FetchCastTrace
 
 /// Adds trace files to a store, one transaction per file.
@@ -43,18 +42,6 @@ public final class Ingestor {
         self.options = options
     }
 
-    /// What the parsing thread hands to the writing thread.
-    private enum Message: Sendable {
-        case batch(events: [EncodedEvent], newNames: [String], rejects: [Reject], bytesRead: Int64)
-        case end(sha256: String, bytesRead: Int64, format: TraceFormat?, gzip: Bool)
-        case failure(TraceError)
-    }
-
-    private struct Reject: Sendable {
-        var error: TraceError
-        var text: String
-    }
-
     /// Ingests one file (`-` for standard input).
     ///
     /// - Parameters:
@@ -68,8 +55,13 @@ public final class Ingestor {
     public func ingest(path: String, name: String? = nil) throws -> FileIngestResult {
         let started = WallClock.monotonic()
         let c = store.connection
+        let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace)
+        let size = reader.size
+        // The reader hashes the bytes as it parses them. A file as long as one the store holds
+        // may be a re-ingest: it is hashed first, so that a duplicate is refused before any of
+        // its rows is parsed, inserted or rejected (one extra read, only in that case).
         var knownHash: String?
-        if path != "-" {
+        if let size, try existingFile(sizeBytes: size) {
             let hash = try RawInput.sha256(ofFile: path)
             if try existingFile(sha256: hash) {
                 return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
@@ -77,24 +69,10 @@ public final class Ingestor {
             }
             knownHash = hash
         }
-        let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace, hashing: knownHash == nil)
-        let size = reader.size
-        let pipe = BatchPipe<Message>(capacity: 4)
-        let skipInvalid = options.skipInvalid
-        let handoff = Handoff(reader)
-        let producer = DispatchWorkItem {
-            Self.produce(handoff.value, into: pipe, skipInvalid: skipInvalid)
-        }
-        var producerStarted = false
+        var source: EventSource?
         func drain() {
-            guard producerStarted else { return }
-            pipe.cancel()
-            while true {
-                switch pipe.take() {
-                case .batch: continue
-                case .end, .failure: return
-                }
-            }
+            source?.cancel()
+            source = nil
         }
         do {
             return try c.transaction(.immediate, storeError: { $0 }) { () throws -> FileIngestResult in
@@ -124,22 +102,23 @@ public final class Ingestor {
                 var finalBytes: Int64 = 0
                 var format: TraceFormat?
                 var gzip = false
-                DispatchQueue.global().async(execute: producer)
-                producerStarted = true
+                let parser = EventSource(reader: reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
+                source = parser
                 receive: while true {
-                    switch pipe.take() {
+                    switch parser.next() {
                     case .failure(let error):
-                        producerStarted = false
+                        source = nil
                         throw error
-                    case .end(let sha256, let bytesRead, let f, let g):
-                        producerStarted = false
-                        finalHash = sha256
-                        finalBytes = bytesRead
-                        format = f
-                        gzip = g
+                    case .end(let end):
+                        source = nil
+                        finalHash = end.sha256
+                        finalBytes = end.bytesRead
+                        format = end.format
+                        gzip = end.isGzip
                         break receive
-                    case .batch(let batch, let newNames, let rejects, let bytesRead):
-                        for r in rejects {
+                    case .batch(let parsed):
+                        let batch = parsed.events, newNames = parsed.newNames, bytesRead = parsed.bytesRead
+                        for r in parsed.rejects {
                             rejected += 1
                             options.onReject?(r.error, r.text)
                         }
@@ -240,39 +219,12 @@ public final class Ingestor {
         var result: FileIngestResult
     }
 
-    /// The parsing thread: reads batches and hands them over with the names interned since the
-    /// previous batch, so the writing thread never touches the reader's symbol table.
-    private static func produce(_ reader: TraceReader, into pipe: BatchPipe<Message>, skipInvalid: Bool) {
-        var namesSent = 0
-        var batch: [EncodedEvent] = []
-        var rejects: [Reject] = []
-        do {
-            while !pipe.isCancelled {
-                batch = []
-                batch.reserveCapacity(16384)
-                let more = try reader.next(
-                    into: &batch, maxCount: 16384,
-                    onInvalid: skipInvalid ? { error, text in rejects.append(Reject(error: error, text: text)) } : nil)
-                let symbols = reader.symbols
-                var newNames: [String] = []
-                if symbols.count > namesSent {
-                    newNames = (namesSent..<symbols.count).map { symbols.name(Int32($0)) }
-                    namesSent = symbols.count
-                }
-                if !batch.isEmpty || !rejects.isEmpty || !newNames.isEmpty {
-                    pipe.put(.batch(events: batch, newNames: newNames, rejects: rejects, bytesRead: reader.bytesRead))
-                    rejects = []
-                }
-                if !more { break }
-            }
-            pipe.put(.end(sha256: reader.sha256 ?? "", bytesRead: reader.bytesRead, format: reader.format, gzip: reader.isGzip))
-        } catch {
-            pipe.put(.failure(error))
-        }
-    }
-
     private func existingFile(sha256: String) throws(StoreError) -> Bool {
         try store.connection.scalarInt("SELECT count(*) FROM files WHERE sha256 = ?", [.text(sha256)]) > 0
+    }
+
+    private func existingFile(sizeBytes: Int64) throws(StoreError) -> Bool {
+        try store.connection.scalarInt("SELECT count(*) FROM files WHERE size_bytes = ?", [.integer(sizeBytes)]) > 0
     }
 }
 
