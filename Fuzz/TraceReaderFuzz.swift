@@ -148,7 +148,7 @@ private func checkPlace(_ error: TraceError, lineCount: Int, columnLimit: Int) {
 
 private func isRowProblem(_ problem: TraceError.Problem) -> Bool {
     switch problem {
-    case .cannotOpen, .empty, .truncatedGzip, .corruptGzip: return false
+    case .cannotOpen, .cannotWrite, .empty, .truncatedGzip, .corruptGzip: return false
     default: return true
     }
 }

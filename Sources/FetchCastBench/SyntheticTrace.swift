@@ -1,5 +1,11 @@
 import FetchCastTrace
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// SplitMix64: a small, fast, seeded generator so generated traces are reproducible.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
@@ -66,7 +72,7 @@ public enum SyntheticTrace {
             out.write(line)
         }
         guard out.finish() else {
-            throw TraceError(file: path, line: 0, column: 0, problem: .cannotOpen("writing failed (disk full?)"))
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite(String(cString: strerror(out.failure ?? EIO))))
         }
     }
 }

@@ -43,7 +43,4 @@ public struct EncodedEvent: Sendable, Hashable {
 
     /// The instant in (fractional) Unix seconds.
     public var time: Double { Double(timeMicros) / 1_000_000 }
-
-    /// The instant on the device's local wall clock, in microseconds since 1970-01-01T00:00 local.
-    public var localMicros: Int64 { timeMicros + Int64(utcOffsetSeconds) * 1_000_000 }
 }

@@ -9,12 +9,6 @@ public enum LocalTime {
     public static let microsPerHour: Int64 = 3_600_000_000
     public static let microsPerDay: Int64 = 86_400_000_000
 
-    /// Seconds since 1970-01-01T00:00 on the local wall clock.
-    @inline(__always)
-    public static func localSeconds(time: Double, utcOffsetSeconds: Int32) -> Double {
-        time + Double(utcOffsetSeconds)
-    }
-
     /// The local calendar day number (days since 1970-01-01 on the local wall clock).
     @inline(__always)
     public static func day(time: Double, utcOffsetSeconds: Int32) -> Int {

@@ -12,10 +12,6 @@ public enum HourOfWeek {
         LocalTime.hourOfWeek(time: time, utcOffsetSeconds: offset)
     }
 
-    /// Whether a slot falls on Saturday or Sunday.
-    @inline(__always)
-    public static func isWeekend(_ slot: Int) -> Bool { slot >= 120 }
-
     /// Calls `body(slot, seconds)` for each slot the local interval `[start, end)` overlaps.
     ///
     /// - Complexity: O(min(hours spanned, 168)); intervals longer than a week add whole weeks

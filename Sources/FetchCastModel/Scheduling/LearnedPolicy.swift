@@ -16,7 +16,8 @@ import Foundation
 /// (``DeviceModel/responseProbability(app:at:after:triggerTime:now:prior:liftWeight:)``), and
 /// otherwise the return chance from the app's launch gaps modulated by the hour-of-week rate. It fetches the apps whose value clears the
 /// ``BudgetPacer`` bar (best first, at most ⌊budget⌋ a local day, never the same app within
-/// the minimum interval), and lets apps worth at least half the bar join the same wakeup.
+/// the minimum interval), and lets apps worth at least
+/// ``SchedulerConfiguration/coalesceFraction`` of the bar (0.75 by default) join the same wakeup.
 public struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
     public private(set) var model: DeviceModel

@@ -64,7 +64,7 @@ public enum Evaluator {
         try scanner.read(input, progress: nil)
         let scan = scanner.finish()
         let recorders = (0..<plans.count).map { _ in (0..<scan.devices.count).map { _ in MemoryRecorder() } }
-        let box = UncheckedBox(recorders)
+        let box = Handoff(recorders)
         var evaluation = try replay(scan: scan, plans: plans, options: options) { plan, device in
             collectDetail ? box.value[plan][device] : nil
         }.get()
@@ -106,10 +106,10 @@ public enum Evaluator {
             scan.devices[$0].launches != scan.devices[$1].launches
                 ? scan.devices[$0].launches > scan.devices[$1].launches : $0 < $1
         }
-        let shared = UncheckedBox((scan, plans, options, recorder))
+        let shared = Handoff((scan, plans, options, recorder))
         let outcomes = DevicePool.map(count: scan.devices.count, order: order, threads: threads) { d in
             let (scan, plans, options, recorder) = shared.value
-            return UncheckedBox(DeviceRunner.replay(
+            return Handoff(DeviceRunner.replay(
                 deviceIndex: d, scan: scan, plans: plans, options: options,
                 recorders: plans.indices.map { recorder($0, d) }))
         }.map(\.value)
@@ -131,11 +131,4 @@ public enum Evaluator {
         evaluation.deviceNames = scan.devices.map(\.name)
         return .success(evaluation)
     }
-}
-
-/// Carries non-Sendable values into worker threads that use them without sharing mutation
-/// (each device's recorders and replays are touched by one thread only).
-final class UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -11,6 +11,8 @@ public struct PopulationSample: Sendable {
     public let contributions: [String: PopulationSums]
     /// The prior of the whole population (for devices not in it).
     public let prior: PopulationPrior
+    /// Each trace's SHA-256, in the order given (computed as the trace was read).
+    public let sha256: [String]
 
     /// The prior for a replayed device: the population without `device` when it is part of it.
     /// - Complexity: O(the device's apps × 168 + apps²) when left out; O(apps) otherwise.
@@ -34,11 +36,12 @@ public enum PriorBuilder {
     ///   - devices: Only these devices (all when `nil`).
     ///   - tau: The freshness window the models learn sessions with.
     ///   - options: How values are read.
-    /// - Returns: The pooled sums, each device's share and the whole population's prior.
+    /// - Returns: The pooled sums, each device's share, the whole population's prior and each
+    ///   trace's SHA-256.
     /// - Throws: ``TraceError`` for bad input.
     /// - Complexity: O(events) time, O(devices × apps) memory.
     public static func population(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationSample {
-        var (learner, names) = try learn(traces: traces, devices: devices, tau: tau, options: options)
+        var (learner, names, hashes) = try learn(traces: traces, devices: devices, tau: tau, options: options)
         var contributions: [String: PopulationSums] = [:]
         // Sums are exact (PopulationSums quantises), so the order devices are added in does not
         // matter; sorted anyway, for readers.
@@ -46,19 +49,21 @@ public enum PriorBuilder {
             contributions[names[Int(id)]] = learner.pool(id, name: { names[Int($0)] })
         }
         let sums = learner.population
-        return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior())
+        return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior(), sha256: hashes)
     }
 
     /// The fleet fold of ``population(traces:devices:tau:options:)``: every device's model, keyed
     /// by its symbol, and the symbols' names (devices and apps share one symbol table).
     static func learn(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions) throws(TraceError)
-        -> (learner: FleetLearner<Int32>, names: [String])
+        -> (learner: FleetLearner<Int32>, names: [String], sha256: [String])
     {
         let symbols = SymbolTable()
         var learner = FleetLearner<Int32>(configuration: ModelConfiguration(tau: tau))
         var batch: [EncodedEvent] = []
+        var hashes: [String] = []
         for path in traces {
-            let reader = try TraceReader(path: path, symbols: symbols, options: options, hashing: false)
+            let reader = try TraceReader(path: path, symbols: symbols, options: options)
+            defer { hashes.append(reader.sha256) }
             while try reader.next(into: &batch) {
                 for e in batch {
                     let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
@@ -71,6 +76,6 @@ public enum PriorBuilder {
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        return (learner, symbols.allNames)
+        return (learner, symbols.allNames, hashes)
     }
 }

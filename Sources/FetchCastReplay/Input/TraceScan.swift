@@ -111,39 +111,31 @@ struct TraceScan {
 
     private mutating func readFile(_ path: String, progress: ((String) -> Void)?) throws(EvaluationError) {
         let reader: TraceReader
-        // A regular file is hashed here, alongside the parsing thread, to shorten its path.
-        var hasher: FileHasher?
         do {
-            hasher = path == "-" ? nil : try FileHasher(path: path)
-            reader = try TraceReader(path: path, symbols: symbols, options: options.trace, hashing: hasher == nil)
+            reader = try TraceReader(path: path, symbols: symbols, options: options.trace)
         } catch {
             throw .trace(error)
         }
-        let pipeline = ParsePipeline(reader: reader)
+        let parser = EventSource(reader: reader, batchSize: 4096, capacity: 8)
         var count: Int64 = 0
         var lastReport: Int64 = 0
         while true {
-            switch pipeline.take() {
-            case .batch(let batch, let newNames, let bytesRead):
-                names.append(contentsOf: newNames)
-                do { try hasher?.hash(upTo: bytesRead) } catch { pipeline.cancel(); throw .trace(error) }
-                count += Int64(batch.count)
+            switch parser.next() {
+            case .batch(let parsed):
+                names.append(contentsOf: parsed.newNames)
+                count += Int64(parsed.events.count)
                 do {
-                    try consume(batch, file: path)
+                    try consume(parsed.events, file: path)
                 } catch {
-                    pipeline.cancel()
+                    parser.cancel()
                     throw error
                 }
                 if let progress, count >> 20 != lastReport {
                     lastReport = count >> 20
                     progress("\(path): \(count) events")
                 }
-            case .end(let sha256, _):
-                var digest = sha256 ?? ""
-                if let hasher {
-                    do { digest = try hasher.finish() } catch { throw .trace(error) }
-                }
-                inputs.append(InputDigest(path: path, sha256: digest, events: count))
+            case .end(let end):
+                inputs.append(InputDigest(path: path, sha256: end.sha256, events: count))
                 return
             case .failure(let error):
                 throw .trace(error)
@@ -176,7 +168,7 @@ struct TraceScan {
                 inputs.append(InputDigest(path: f.text(1), sha256: f.text(2), events: f.int(3)))
             }
             q = try c.prepare("""
-                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id
+                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id
                 FROM event_log ORDER BY time_us, id
                 """)
         } catch {
@@ -196,11 +188,28 @@ struct TraceScan {
                 batch.removeAll(keepingCapacity: true)
             }
             batchFile = file
+            let row = q.int(8)
+            let device: Int32
+            if q.isNull(2) {
+                device = EncodedEvent.everyDevice
+            } else if let d = deviceSymbol[q.int(2)] {
+                device = d
+            } else {
+                throw fail(.unknownValue(path: store.path, table: "event_log", row: row, column: "device_id", value: q.int(2)))
+            }
+            guard let app = appSymbol[q.int(3)] else {
+                throw fail(.unknownValue(path: store.path, table: "event_log", row: row, column: "app_id", value: q.int(3)))
+            }
+            let kind: EventKind, result: FetchResult?
+            do {
+                kind = try store.kind(q.int(4), row: row)
+                result = q.isNull(5) ? nil : try store.result(q.int(5), row: row)
+            } catch {
+                throw fail(error)
+            }
             batch.append(EncodedEvent(
                 timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
-                device: q.isNull(2) ? EncodedEvent.everyDevice : deviceSymbol[q.int(2)] ?? EncodedEvent.everyDevice,
-                app: appSymbol[q.int(3)] ?? 0, kind: EventKind(rawValue: UInt8(q.int(4))) ?? .launch,
-                result: q.isNull(5) ? nil : FetchResult(rawValue: UInt8(q.int(5))), line: q.int(6)))
+                device: device, app: app, kind: kind, result: result, line: q.int(6)))
         }
         syncNames()
         if !batch.isEmpty { try consume(batch, file: fileName[batchFile] ?? "store") }

@@ -24,9 +24,6 @@ public struct IntervalPolicy: FetchPolicy, Sendable {
         due = Array(repeating: .infinity, count: apps.count)
     }
 
-    /// The polling period T in seconds.
-    public var pollingPeriod: Double { period }
-
     public mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
         for i in apps.indices where due[i] <= time {
             fetches.append(PlannedFetch(app: apps[i], reason: .interval))

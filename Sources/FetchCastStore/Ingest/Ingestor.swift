@@ -1,4 +1,3 @@
-import Dispatch
 import FetchCastTrace
 
 /// Adds trace files to a store, one transaction per file.
@@ -43,18 +42,6 @@ public final class Ingestor {
         self.options = options
     }
 
-    /// What the parsing thread hands to the writing thread.
-    private enum Message: Sendable {
-        case batch(events: [EncodedEvent], newNames: [String], rejects: [Reject], bytesRead: Int64)
-        case end(sha256: String, bytesRead: Int64, format: TraceFormat?, gzip: Bool)
-        case failure(TraceError)
-    }
-
-    private struct Reject: Sendable {
-        var error: TraceError
-        var text: String
-    }
-
     /// Ingests one file (`-` for standard input).
     ///
     /// - Parameters:
@@ -68,8 +55,13 @@ public final class Ingestor {
     public func ingest(path: String, name: String? = nil) throws -> FileIngestResult {
         let started = WallClock.monotonic()
         let c = store.connection
+        let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace)
+        let size = reader.size
+        // The reader hashes the bytes as it parses them. A file as long as one the store holds
+        // may be a re-ingest: it is hashed first, so that a duplicate is refused before any of
+        // its rows is parsed, inserted or rejected (one extra read, only in that case).
         var knownHash: String?
-        if path != "-" {
+        if let size, try existingFile(sizeBytes: size) {
             let hash = try RawInput.sha256(ofFile: path)
             if try existingFile(sha256: hash) {
                 return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
@@ -77,195 +69,162 @@ public final class Ingestor {
             }
             knownHash = hash
         }
-        let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace, hashing: knownHash == nil)
-        let size = reader.size
-        let pipe = BatchPipe<Message>(capacity: 4)
-        let skipInvalid = options.skipInvalid
-        let handoff = Handoff(reader)
-        let producer = DispatchWorkItem {
-            Self.produce(handoff.value, into: pipe, skipInvalid: skipInvalid)
-        }
-        var producerStarted = false
+        var source: EventSource?
         func drain() {
-            guard producerStarted else { return }
-            pipe.cancel()
-            while true {
-                switch pipe.take() {
-                case .batch: continue
-                case .end, .failure: return
-                }
-            }
+            source?.cancel()
+            source = nil
         }
-        try c.execute("BEGIN IMMEDIATE")
         do {
-            if let knownHash, try existingFile(sha256: knownHash) {
-                try c.execute("ROLLBACK")
-                return FileIngestResult(path: path, sha256: knownHash, status: .alreadyIngested, events: 0, rejected: 0,
-                                        bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false)
-            }
-            let fileInsert = try c.prepare(
-                "INSERT INTO files(name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at) VALUES (?, ?, '', 0, 0, 0, 0, ?)")
-            try fileInsert.bind([.text(name ?? path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
-            try fileInsert.run()
-            let fileID = c.lastInsertRowID
-            let insert = try c.prepare(
-                "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
-            insert.bindInt(1, fileID)
-            let names = NameResolver(connection: c)
-            var symbolNames: [String] = []
-            var deviceIDs: [Int64] = []
-            var appIDs: [Int64] = []
-            var aggregates = IngestAggregates()
-            var events: Int64 = 0
-            var rejected: Int64 = 0
-            var firstID: Int64?
-            var lastProgress = started
-            var finalHash = ""
-            var finalBytes: Int64 = 0
-            var format: TraceFormat?
-            var gzip = false
-            DispatchQueue.global().async(execute: producer)
-            producerStarted = true
-            receive: while true {
-                switch pipe.take() {
-                case .failure(let error):
-                    producerStarted = false
-                    throw error
-                case .end(let sha256, let bytesRead, let f, let g):
-                    producerStarted = false
-                    finalHash = sha256
-                    finalBytes = bytesRead
-                    format = f
-                    gzip = g
-                    break receive
-                case .batch(let batch, let newNames, let rejects, let bytesRead):
-                    for r in rejects {
-                        rejected += 1
-                        options.onReject?(r.error, r.text)
-                    }
-                    if !newNames.isEmpty {
-                        symbolNames.append(contentsOf: newNames)
-                        deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
-                        appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
-                    }
-                    for e in batch {
-                        let deviceID: Int64?
-                        if e.device == EncodedEvent.everyDevice {
-                            deviceID = nil
-                        } else {
-                            var id = deviceIDs[Int(e.device)]
-                            if id == 0 {
-                                id = try names.id(table: "devices", name: symbolNames[Int(e.device)])
-                                deviceIDs[Int(e.device)] = id
+            return try c.transaction(.immediate, storeError: { $0 }) { () throws -> FileIngestResult in
+                if let knownHash, try existingFile(sha256: knownHash) {
+                    throw AlreadyIngested(result: FileIngestResult(
+                        path: path, sha256: knownHash, status: .alreadyIngested, events: 0, rejected: 0,
+                        bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false))
+                }
+                let fileInsert = try c.prepare(
+                    "INSERT INTO files(name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at) VALUES (?, ?, '', 0, 0, 0, 0, ?)")
+                try fileInsert.bind([.text(name ?? path), .text("pending:\(started)"), .text(Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0))])
+                try fileInsert.run()
+                let fileID = c.lastInsertRowID
+                let insert = try c.prepare(
+                    "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
+                insert.bindInt(1, fileID)
+                let names = NameResolver(connection: c)
+                var symbolNames: [String] = []
+                var deviceIDs: [Int64] = []
+                var appIDs: [Int64] = []
+                var aggregates = IngestAggregates()
+                var events: Int64 = 0
+                var rejected: Int64 = 0
+                var firstID: Int64?
+                var lastProgress = started
+                var finalHash = ""
+                var finalBytes: Int64 = 0
+                var format: TraceFormat?
+                var gzip = false
+                let parser = EventSource(reader: reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
+                source = parser
+                receive: while true {
+                    switch parser.next() {
+                    case .failure(let error):
+                        source = nil
+                        throw error
+                    case .end(let end):
+                        source = nil
+                        finalHash = end.sha256
+                        finalBytes = end.bytesRead
+                        format = end.format
+                        gzip = end.isGzip
+                        break receive
+                    case .batch(let parsed):
+                        let batch = parsed.events, newNames = parsed.newNames, bytesRead = parsed.bytesRead
+                        for r in parsed.rejects {
+                            rejected += 1
+                            options.onReject?(r.error, r.text)
+                        }
+                        if !newNames.isEmpty {
+                            symbolNames.append(contentsOf: newNames)
+                            deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                            appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
+                        }
+                        for e in batch {
+                            let deviceID: Int64?
+                            if e.device == EncodedEvent.everyDevice {
+                                deviceID = nil
+                            } else {
+                                var id = deviceIDs[Int(e.device)]
+                                if id == 0 {
+                                    id = try names.id(table: "devices", name: symbolNames[Int(e.device)])
+                                    deviceIDs[Int(e.device)] = id
+                                }
+                                deviceID = id
                             }
-                            deviceID = id
+                            var appID = appIDs[Int(e.app)]
+                            if appID == 0 {
+                                appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
+                                appIDs[Int(e.app)] = appID
+                            }
+                            insert.bindInt(2, e.line)
+                            insert.bindInt(3, e.timeMicros)
+                            insert.bindInt(4, Int64(e.utcOffsetSeconds))
+                            insert.bindInt(5, deviceID)
+                            insert.bindInt(6, appID)
+                            insert.bindInt(7, Int64(e.kind.rawValue))
+                            insert.bindInt(8, e.result.map { Int64($0.rawValue) })
+                            insert.bindInt(9, e.bytes)
+                            insert.bindInt(10, e.durationMs)
+                            try insert.run()
+                            if firstID == nil { firstID = c.lastInsertRowID }
+                            aggregates.add(e)
                         }
-                        var appID = appIDs[Int(e.app)]
-                        if appID == 0 {
-                            appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
-                            appIDs[Int(e.app)] = appID
-                        }
-                        insert.bindInt(2, e.line)
-                        insert.bindInt(3, e.timeMicros)
-                        insert.bindInt(4, Int64(e.utcOffsetSeconds))
-                        insert.bindInt(5, deviceID)
-                        insert.bindInt(6, appID)
-                        insert.bindInt(7, Int64(e.kind.rawValue))
-                        insert.bindInt(8, e.result.map { Int64($0.rawValue) })
-                        insert.bindInt(9, e.bytes)
-                        insert.bindInt(10, e.durationMs)
-                        try insert.run()
-                        if firstID == nil { firstID = c.lastInsertRowID }
-                        aggregates.add(e)
-                    }
-                    events += Int64(batch.count)
-                    if let onProgress = options.onProgress {
-                        let now = WallClock.monotonic()
-                        if now - lastProgress >= 0.2 {
-                            lastProgress = now
-                            onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size,
-                                                      events: events, seconds: now - started))
+                        events += Int64(batch.count)
+                        if let onProgress = options.onProgress {
+                            let now = WallClock.monotonic()
+                            if now - lastProgress >= 0.2 {
+                                lastProgress = now
+                                onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size,
+                                                          events: events, seconds: now - started))
+                            }
                         }
                     }
                 }
-            }
-            // Every statement in the loop ends with an event insert: this is the file's last event.
-            // (One writer per transaction, so the file's events are the ids firstID...lastID.)
-            let lastID = firstID.map { _ in c.lastInsertRowID }
-            let hash = knownHash ?? finalHash
-            if knownHash == nil, try existingFile(sha256: hash) {
-                try c.execute("ROLLBACK")
-                return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
-                                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
-                                        format: format?.rawValue ?? "", gzip: gzip)
-            }
-            let countInsert = try c.prepare(
-                "INSERT INTO file_counts(file_id, device_id, app_id, kind, n, first_us, last_us) VALUES (?,?,?,?,?,?,?)")
-            for row in aggregates.countRows() {
-                try countInsert.bind([
-                    .integer(fileID), row.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(row.device)]),
-                    .integer(appIDs[Int(row.app)]), .integer(row.kind), .integer(row.count.n), .integer(row.count.first), .integer(row.count.last),
+                // Every statement in the loop ends with an event insert: this is the file's last event.
+                // (One writer per transaction, so the file's events are the ids firstID...lastID.)
+                let lastID = firstID.map { _ in c.lastInsertRowID }
+                let hash = knownHash ?? finalHash
+                if knownHash == nil, try existingFile(sha256: hash) {
+                    throw AlreadyIngested(result: FileIngestResult(
+                        path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
+                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                        format: format?.rawValue ?? "", gzip: gzip))
+                }
+                let countInsert = try c.prepare(
+                    "INSERT INTO file_counts(file_id, device_id, app_id, kind, n, first_us, last_us) VALUES (?,?,?,?,?,?,?)")
+                for row in aggregates.countRows() {
+                    try countInsert.bind([
+                        .integer(fileID), row.device == EncodedEvent.everyDevice ? .null : .integer(deviceIDs[Int(row.device)]),
+                        .integer(appIDs[Int(row.app)]), .integer(row.kind), .integer(row.count.n), .integer(row.count.first), .integer(row.count.last),
+                    ])
+                    try countInsert.run()
+                }
+                let dayInsert = try c.prepare("INSERT INTO file_days(file_id, device_id, day, launches) VALUES (?,?,?,?)")
+                for row in aggregates.dayRows() {
+                    try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(row.device)]), .integer(Int64(row.day)), .integer(row.launches)])
+                    try dayInsert.run()
+                }
+                let update = try c.prepare(
+                    "UPDATE files SET sha256 = ?, format = ?, gzip = ?, size_bytes = ?, rows = ?, rejected = ?, first_event_id = ?, last_event_id = ? WHERE id = ?")
+                try update.bind([
+                    .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
+                    .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
+                    lastID.map { .integer($0) } ?? .null,
+                    .integer(fileID),
                 ])
-                try countInsert.run()
+                try update.run()
+                return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
+                                        bytes: finalBytes, seconds: WallClock.monotonic() - started,
+                                        format: format?.rawValue ?? "csv", gzip: gzip)
             }
-            let dayInsert = try c.prepare("INSERT INTO file_days(file_id, device_id, day, launches) VALUES (?,?,?,?)")
-            for row in aggregates.dayRows() {
-                try dayInsert.bind([.integer(fileID), .integer(deviceIDs[Int(row.device)]), .integer(Int64(row.day)), .integer(row.launches)])
-                try dayInsert.run()
-            }
-            let update = try c.prepare(
-                "UPDATE files SET sha256 = ?, format = ?, gzip = ?, size_bytes = ?, rows = ?, rejected = ?, first_event_id = ?, last_event_id = ? WHERE id = ?")
-            try update.bind([
-                .text(hash), .text(format?.rawValue ?? "csv"), .integer(gzip ? 1 : 0), .integer(finalBytes),
-                .integer(events), .integer(rejected), firstID.map { .integer($0) } ?? .null,
-                lastID.map { .integer($0) } ?? .null,
-                .integer(fileID),
-            ])
-            try update.run()
-            try c.execute("COMMIT")
-            return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
-                                    bytes: finalBytes, seconds: WallClock.monotonic() - started,
-                                    format: format?.rawValue ?? "csv", gzip: gzip)
+        } catch let duplicate as AlreadyIngested {
+            // Rolled back: the store already holds these bytes.
+            return duplicate.result
         } catch {
             drain()
-            try? c.execute("ROLLBACK")
             throw error
         }
     }
 
-    /// The parsing thread: reads batches and hands them over with the names interned since the
-    /// previous batch, so the writing thread never touches the reader's symbol table.
-    private static func produce(_ reader: TraceReader, into pipe: BatchPipe<Message>, skipInvalid: Bool) {
-        var namesSent = 0
-        var batch: [EncodedEvent] = []
-        var rejects: [Reject] = []
-        do {
-            while !pipe.isCancelled {
-                batch = []
-                batch.reserveCapacity(16384)
-                let more = try reader.next(
-                    into: &batch, maxCount: 16384,
-                    onInvalid: skipInvalid ? { error, text in rejects.append(Reject(error: error, text: text)) } : nil)
-                let symbols = reader.symbols
-                var newNames: [String] = []
-                if symbols.count > namesSent {
-                    newNames = (namesSent..<symbols.count).map { symbols.name(Int32($0)) }
-                    namesSent = symbols.count
-                }
-                if !batch.isEmpty || !rejects.isEmpty || !newNames.isEmpty {
-                    pipe.put(.batch(events: batch, newNames: newNames, rejects: rejects, bytesRead: reader.bytesRead))
-                    rejects = []
-                }
-                if !more { break }
-            }
-            pipe.put(.end(sha256: reader.sha256 ?? "", bytesRead: reader.bytesRead, format: reader.format, gzip: reader.isGzip))
-        } catch {
-            pipe.put(.failure(error))
-        }
+    /// Ends the transaction without a change: the file's hash is already in the store.
+    private struct AlreadyIngested: Error {
+        var result: FileIngestResult
     }
 
     private func existingFile(sha256: String) throws(StoreError) -> Bool {
         try store.connection.scalarInt("SELECT count(*) FROM files WHERE sha256 = ?", [.text(sha256)]) > 0
+    }
+
+    private func existingFile(sizeBytes: Int64) throws(StoreError) -> Bool {
+        try store.connection.scalarInt("SELECT count(*) FROM files WHERE size_bytes = ?", [.integer(sizeBytes)]) > 0
     }
 }
 

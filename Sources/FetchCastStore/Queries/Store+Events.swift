@@ -45,10 +45,11 @@ extension Store {
             try s.bind([.integer(afterID)])
         }
         while try s.step() {
+            let id = s.int(0)
             try body(StoredEvent(
-                id: s.int(0), timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
-                device: s.optionalInt(3), app: s.int(4), kind: EventKind(rawValue: UInt8(s.int(5))) ?? .launch,
-                result: s.optionalInt(6).flatMap { FetchResult(rawValue: UInt8($0)) }, bytes: s.optionalInt(7),
+                id: id, timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
+                device: s.optionalInt(3), app: s.int(4), kind: try kind(s.int(5), row: id),
+                result: try s.optionalInt(6).map { v throws(StoreError) in try result(v, row: id) }, bytes: s.optionalInt(7),
                 durationMs: s.optionalInt(8)))
         }
     }
@@ -65,6 +66,24 @@ extension Store {
             if let device = s.optionalInt(0) { devices.append(device) } else { everyDevice = true }
         }
         return (devices, everyDevice)
+    }
+
+    /// The event kind stored as `value` in `event_log` row `row`.
+    /// - Throws: ``StoreError`` naming the row when this build does not know the value.
+    package func kind(_ value: Int64, row: Int64) throws(StoreError) -> EventKind {
+        guard let kind = UInt8(exactly: value).flatMap(EventKind.init(rawValue:)) else {
+            throw .unknownValue(path: path, table: "event_log", row: row, column: "kind", value: value)
+        }
+        return kind
+    }
+
+    /// The fetch result stored as `value` in `event_log` row `row`.
+    /// - Throws: ``StoreError`` naming the row when this build does not know the value.
+    package func result(_ value: Int64, row: Int64) throws(StoreError) -> FetchResult {
+        guard let result = UInt8(exactly: value).flatMap(FetchResult.init(rawValue:)) else {
+            throw .unknownValue(path: path, table: "event_log", row: row, column: "result", value: value)
+        }
+        return result
     }
 
     /// The highest event id (0 for an empty store).

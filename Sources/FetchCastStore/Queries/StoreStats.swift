@@ -42,9 +42,11 @@ extension Store {
     ///
     /// - Complexity: O(files × devices × apps), independent of the number of events.
     public func stats() throws(StoreError) -> StoreStats {
+        try connection.transaction(.deferred) { () throws(StoreError) in try statsInSnapshot() }
+    }
+
+    private func statsInSnapshot() throws(StoreError) -> StoreStats {
         let c = connection
-        try c.execute("BEGIN")
-        defer { try? c.execute("COMMIT") }
         let files = try c.scalarInt("SELECT count(*) FROM files")
         let rejected = try c.scalarInt("SELECT COALESCE(sum(rejected), 0) FROM files")
         var byKind: [Int64: Int64] = [:]

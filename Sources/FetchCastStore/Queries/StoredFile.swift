@@ -59,8 +59,7 @@ extension Store {
             throw StoreError(path: path, message: "'\(fileOrHash)' matches \(matches.count) files; give the full SHA-256 (see `fetchcast files`)")
         }
         let c = connection
-        try c.execute("BEGIN IMMEDIATE")
-        do throws(StoreError) {
+        try c.transaction(.immediate) { () throws(StoreError) in
             let range = try c.prepare("SELECT first_event_id, last_event_id FROM files WHERE id = ?")
             try range.bind([.integer(file.id)])
             if try range.step(), !range.isNull(0) {
@@ -77,10 +76,6 @@ extension Store {
             try d.bind([.integer(file.id)])
             try d.run()
             try c.execute("DELETE FROM model_state")
-            try c.execute("COMMIT")
-        } catch {
-            try? c.execute("ROLLBACK")
-            throw error
         }
         return file
     }

@@ -138,8 +138,6 @@ public final class Statement {
     @inline(__always)
     public func bindInt(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     @inline(__always)
-    public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
-    @inline(__always)
     public func bindInt(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }

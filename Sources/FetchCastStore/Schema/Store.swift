@@ -63,8 +63,8 @@ public final class Store {
                 throw StoreError(path: path, message: "the database has tables but is not a FetchCast store; pass another --db")
             }
         } catch {
-            if let code = error.code, code & 0xff == 26 {
-                throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: code)
+            if error.result == .notADatabase {
+                throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: error.code)
             }
             throw error
         }
@@ -82,11 +82,11 @@ public final class Store {
                     if mode == "memory" { return }
                 }
             } catch {
-                guard let code = error.code, code & 0xff == 5 || code & 0xff == 6 else {
-                    if let code = error.code, code & 0xff == 26 {
-                        throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: code)
-                    }
-                    throw error
+                switch error.result {
+                case .busy, .locked: break  // retried below
+                case .notADatabase:
+                    throw StoreError(path: path, message: "the file is not a FetchCast store (not an SQLite database); pass another --db", code: error.code)
+                default: throw error
                 }
             }
             usleep(delay)
@@ -96,8 +96,7 @@ public final class Store {
     }
 
     private static func migrate(_ c: Connection, path: String) throws(StoreError) {
-        try c.execute("BEGIN IMMEDIATE")
-        do throws(StoreError) {
+        try c.transaction(.immediate) { () throws(StoreError) in
             var version = try c.scalarInt("PRAGMA user_version")
             if version == 0 {
                 // A non-empty database that is not ours must not be touched.
@@ -111,30 +110,16 @@ public final class Store {
                 version += 1
                 try c.execute("PRAGMA user_version=\(version)")
             }
-            try c.execute("COMMIT")
-        } catch {
-            try? c.execute("ROLLBACK")
-            throw error
         }
     }
 
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE`: takes the write lock at once).
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try connection.execute("COMMIT")
-            return value
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
+        try connection.transaction(.immediate, storeError: { $0 }, body)
     }
 
     /// Runs `body` in a read transaction, so that every query in it sees one snapshot.
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN")
-        defer { try? connection.execute("COMMIT") }
-        return try body()
+        try connection.transaction(.deferred, storeError: { $0 }, body)
     }
 }

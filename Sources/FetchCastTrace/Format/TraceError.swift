@@ -19,7 +19,10 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The kinds of problem, each with what to fix.
     public enum Problem: Sendable, Hashable {
+        /// The file could not be opened or read; the reason is the system's.
         case cannotOpen(String)
+        /// The file could not be created or written; the reason is the system's.
+        case cannotWrite(String)
         case empty
         /// The gzip stream ended before its end marker: after `compressedBytes` raw bytes, with
         /// `completeLines` whole lines decoded (`nil` until the reader counts them).
@@ -63,6 +66,8 @@ extension TraceError.Problem {
         switch self {
         case .cannotOpen(let reason):
             return "cannot read the file: \(reason) (check the path and permissions)"
+        case .cannotWrite(let reason):
+            return "cannot write the file: \(reason) (check that its directory exists and is writable, and the free space)"
         case .empty:
             return "the file is empty (expected a CSV header line such as time,device,app,event or JSON Lines)"
         case .truncatedGzip(let compressedBytes, let completeLines):

@@ -1,8 +1,9 @@
 extension TraceReader {
     /// Splits one JSON Lines record (a flat object) into fields.
     ///
-    /// Values may be strings, numbers, `null`, `true` or `false`; strings are unescaped into
-    /// scratch memory. Nested objects and arrays are rejected: the format is flat.
+    /// Values may be strings, numbers or `null` (`true` and `false` are rejected: no column is
+    /// a boolean); strings are unescaped into scratch memory. Nested objects and arrays are
+    /// rejected: the format is flat.
     func splitJSON(_ r: UnsafeRawBufferPointer) throws(RowProblem) {
         fields.reset()
         let n = r.count

@@ -47,10 +47,9 @@ public final class TraceReader {
     ///   - path: A file path, or `-` for standard input.
     ///   - symbols: Where device and app names are interned.
     ///   - options: How values are read.
-    ///   - hashing: Whether to compute ``sha256`` while reading (skip it when the file was hashed already).
     /// - Throws: ``TraceError`` when the file cannot be opened.
-    public init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions(), hashing: Bool = true) throws(TraceError) {
-        input = DecodedInput(try RawInput(path: path), hashing: hashing)
+    public init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions()) throws(TraceError) {
+        input = DecodedInput(try RawInput(path: path))
         self.symbols = symbols
         self.options = options
         capacity = options.maxLineBytes + (1 << 20)
@@ -65,9 +64,9 @@ public final class TraceReader {
         fields.deallocate()
     }
 
-    /// The SHA-256 of the raw bytes, complete once ``next(into:maxCount:onInvalid:)`` returned
-    /// `false`; `nil` when the reader was opened with `hashing: false`.
-    public var sha256: String? { input.hashing ? input.hasher.hexDigest() : nil }
+    /// The SHA-256 of the raw bytes read so far, computed as they were read: the whole file's
+    /// once ``next(into:maxCount:onInvalid:)`` returned `false`.
+    public var sha256: String { input.raw.sha256 }
 
     private func error(_ problem: TraceError.Problem, line: Int64, column: Int) -> TraceError {
         TraceError(file: path, line: Int(line), column: column, problem: problem)

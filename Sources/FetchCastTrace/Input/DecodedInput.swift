@@ -3,15 +3,13 @@ import CZlib
 /// The bytes of a trace after gzip decompression, when the input is gzip.
 ///
 /// gzip is recognised by its magic bytes (`1f 8b`), not by the file name. Concatenated gzip
-/// members are read one after another, as `zcat` does. Every raw byte read is also fed to a
-/// SHA-256, so the content hash costs no second pass.
+/// members are read one after another, as `zcat` does. The raw input hashes what it reads
+/// (``RawInput/sha256``).
 public final class DecodedInput {
     /// The raw input underneath.
     public let raw: RawInput
     /// Whether the input is gzip.
     public private(set) var isGzip = false
-    /// The SHA-256 of the raw bytes read so far (complete once ``read(into:)`` returned 0).
-    public private(set) var hasher = SHA256()
 
     private let rawChunk: UnsafeMutableRawBufferPointer
     private var rawStart = 0
@@ -22,13 +20,9 @@ public final class DecodedInput {
     private var memberEnded = false
     private var started = false
 
-    /// Whether raw bytes are hashed as they are read.
-    public let hashing: Bool
-
-    /// Wraps a raw input; `hashing: false` skips the SHA-256 when the caller hashed the file already.
-    public init(_ raw: RawInput, hashing: Bool = true) {
+    /// Wraps a raw input.
+    public init(_ raw: RawInput) {
         self.raw = raw
-        self.hashing = hashing
         rawChunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
     }
 
@@ -42,7 +36,7 @@ public final class DecodedInput {
         let n = try raw.read(into: rawChunk)
         rawStart = 0
         rawEnd = n
-        if n == 0 { rawEOF = true } else if hashing { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[0..<n])) }
+        if n == 0 { rawEOF = true }
     }
 
     private func fail(_ problem: TraceError.Problem) -> TraceError {
@@ -63,7 +57,7 @@ public final class DecodedInput {
             // Need two bytes to recognise gzip.
             if rawEnd - rawStart == 1 && !rawEOF {
                 let n = try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: rawChunk[1...]))
-                if n == 0 { rawEOF = true } else if hashing { hasher.update(UnsafeRawBufferPointer(rebasing: rawChunk[1..<(1 + n)])) }
+                if n == 0 { rawEOF = true }
                 rawEnd = 1 + n
             }
             if rawEnd - rawStart >= 2 && rawChunk[rawStart] == 0x1f && rawChunk[rawStart + 1] == 0x8b {

@@ -5,6 +5,9 @@ import Darwin
 #endif
 
 /// A file or standard input read in large chunks with `read(2)`, never loaded whole.
+///
+/// Every byte read is also fed to a SHA-256 as it goes by: the content hash the store keys
+/// files by and `run.json` records costs no second pass, wherever the input is read.
 public final class RawInput {
     /// The path as given (`-` for standard input).
     public let path: String
@@ -12,6 +15,7 @@ public final class RawInput {
     public let size: Int64?
     /// Bytes read so far.
     public private(set) var bytesRead: Int64 = 0
+    private var hasher = SHA256()
     private let fd: Int32
     private let ownsDescriptor: Bool
 
@@ -56,6 +60,7 @@ public final class RawInput {
             #endif
             if n >= 0 {
                 bytesRead += Int64(n)
+                hasher.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n))
                 return n
             }
             if errno == EINTR { continue }
@@ -64,17 +69,22 @@ public final class RawInput {
         }
     }
 
-    /// The SHA-256 of a regular file's bytes, read in chunks.
-    public static func sha256(ofFile path: String) throws(TraceError) -> String {
-        let input = try RawInput(path: path)
+    /// The SHA-256 of the bytes read so far as hex (the whole input's once ``read(into:)``
+    /// returned 0).
+    public var sha256: String { hasher.hexDigest() }
+
+    /// Reads the rest of the input and returns the SHA-256 of all of it.
+    /// - Throws: ``TraceError`` when reading fails.
+    public func readToEnd() throws(TraceError) -> String {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { chunk.deallocate() }
-        var hasher = SHA256()
-        while true {
-            let n = try input.read(into: chunk)
-            if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-        }
-        return hasher.hexDigest()
+        while try read(into: chunk) > 0 {}
+        return sha256
+    }
+
+    /// The SHA-256 of a file's bytes, read in chunks.
+    /// - Throws: ``TraceError`` when the file cannot be read.
+    public static func sha256(ofFile path: String) throws(TraceError) -> String {
+        try RawInput(path: path).readToEnd()
     }
 }

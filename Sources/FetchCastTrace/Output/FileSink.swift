@@ -29,8 +29,8 @@ public final class FileSink: TextOutputStream {
     }
 
     /// Creates (truncates) a file for writing; `-` is standard output.
-    /// - Throws: ``TraceError`` with `.cannotOpen` when the file cannot be created.
-    public init(path: String, append: Bool = false) throws(TraceError) {
+    /// - Throws: ``TraceError`` with `.cannotWrite` when the file cannot be created.
+    public init(path: String) throws(TraceError) {
         self.path = path
         limit = 1 << 16
         if path == "-" {
@@ -38,10 +38,10 @@ public final class FileSink: TextOutputStream {
             owns = false
             return
         }
-        let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
+        let flags = O_WRONLY | O_CREAT | O_TRUNC
         let opened = open(path, flags, 0o644)
         guard opened >= 0 else {
-            throw TraceError(file: path, line: 0, column: 0, problem: .cannotOpen(String(cString: strerror(errno))))
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite(String(cString: strerror(errno))))
         }
         fd = opened
         owns = true

@@ -16,7 +16,7 @@ public final class GzipSink: TextOutputStream {
         output = UnsafeMutablePointer<UInt8>.allocate(capacity: outputSize)
         guard fetchcast_deflateInit2(&stream, level, 15 + 16) == Z_OK else {
             output.deallocate()
-            throw TraceError(file: path, line: 0, column: 0, problem: .cannotOpen("cannot start the gzip encoder"))
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite("cannot start the gzip encoder"))
         }
         input.reserveCapacity(1 << 16)
     }
@@ -26,6 +26,9 @@ public final class GzipSink: TextOutputStream {
         deflateEnd(&stream)
         output.deallocate()
     }
+
+    /// `errno` of a failed write to the file, if one failed.
+    public var failure: Int32? { sink.failure }
 
     /// Writes text.
     public func write(_ string: String) {

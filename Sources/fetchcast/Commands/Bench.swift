@@ -35,9 +35,13 @@ extension FetchCast {
                 0.5x, p99 at most 10 ms), a /v1/plans sweep of every device and the server's peak \
                 RSS, then POST /v1/events of a 500,000-row gzip trace against `fetchcast ingest` of \
                 the same file (target: at least 0.7x).
+                sha256: hashes 256 MiB (fed in 256 KiB chunks, as a trace is read) with the \
+                content hash FetchCast uses (swift-crypto) and with the hand-written Swift SHA-256 \
+                it replaced, in the same run. Prints the speed-up (hand-written time / \
+                swift-crypto time; above 1 is faster).
                 """)
 
-        @Argument(help: "What to measure: ingest, replay, predict, model or serve.")
+        @Argument(help: "What to measure: ingest, replay, predict, model, serve or sha256.")
         var target: String = "ingest"
 
         @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
@@ -67,8 +71,8 @@ extension FetchCast {
         var postRows: Int = 500_000
 
         func validate() throws {
-            guard ["ingest", "replay", "predict", "model", "serve"].contains(target) else {
-                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model or serve.")
+            guard ["ingest", "replay", "predict", "model", "serve", "sha256"].contains(target) else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model, serve or sha256.")
             }
             guard sizeList.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ValidationError("--rows takes positive whole numbers separated by commas, e.g. 500000,2000000.")
@@ -94,6 +98,20 @@ extension FetchCast {
             }
             if target == "serve" {
                 try runServe(rows: sizes.first ?? 1_000_000, directory: dir, log: &err)
+                return
+            }
+            if target == "sha256" {
+                if workDir == nil { rmdir(dir) }
+                let r: SHA256Benchmark.Result
+                do { r = try SHA256Benchmark.run(megabytes: 256, repeats: repeats) } catch { throw FetchCast.fail("\(error)") }
+                var out = FileSink.standardOutput()
+                let mib = Double(r.bytes) / 1_048_576
+                let table = [["MiB", "swift_crypto_s", "swift_crypto_MiB_s", "hand_written_s", "hand_written_MiB_s", "speedup_vs_hand_written"],
+                             [CSVField.fixed(mib, decimals: 0), CSVField.fixed(r.swiftCrypto, decimals: 3), CSVField.fixed(mib / r.swiftCrypto, decimals: 0),
+                              CSVField.fixed(r.handWritten, decimals: 3), CSVField.fixed(mib / r.handWritten, decimals: 0),
+                              CSVField.fixed(r.speedup, decimals: 2) + "x"]]
+                TextTable.write(table, rightAligned: Set(0..<6), to: &out)
+                try FetchCast.finish(out)
                 return
             }
             if target == "model" {

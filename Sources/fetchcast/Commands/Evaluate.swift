@@ -153,9 +153,8 @@ extension FetchCast {
                     if let replayed = options.devices, case let shared = pooled.overlap(with: replayed), shared > 0 {
                         print("note: \(Plural.count(shared, "replayed device")) \(shared == 1 ? "is" : "are") also in the prior's population; each is replayed with a prior from the others only (leave-one-out)", to: &err)
                     }
-                    let hashes = try priorFrom.map { try RawInput.sha256(ofFile: $0) }
                     options.prior = EvaluationOptions.PriorSource(
-                        traces: priorFrom, sha256: hashes, devices: only, pooledDevices: pooled.prior.devices)
+                        traces: priorFrom, sha256: pooled.sha256, devices: only, pooledDevices: pooled.prior.devices)
                 }
                 let registry = PolicyRegistry.standard(population: population, planning: options.planning)
                 evaluation = try Evaluator.run(

@@ -108,3 +108,26 @@ struct StoredFileTests {
         #expect(try store.files().count == 1)
     }
 }
+
+struct UnknownStoredValueTests {
+    /// A kind, result, device or app id this build does not know is an error naming the row,
+    /// never a silent launch or symbol 0.
+    @Test(arguments: [
+        ("UPDATE event_log SET kind = 9 WHERE id = 2", "event_log row 2 has kind 9"),
+        ("UPDATE event_log SET result = 7 WHERE id = 1", "event_log row 1 has result 7"),
+    ])
+    func anUnknownValueIsAnErrorNamingTheRow(damage: String, message: String) throws {
+        let temp = try TemporaryStore()
+        let store = try temp.open()
+        let dir = try TemporaryDirectory()
+        let trace = try dir.write(
+            "t.csv", header + "2013-11-09T22:36:45Z,d1,com.a,fetch,newData,10,\n2013-11-09T22:37:45Z,d1,com.a,launch,,,\n")
+        try store.ingest(trace)
+        var seen = 0
+        try store.scanEvents { _ in seen += 1 }
+        #expect(seen == 2)
+        try store.connection.execute(damage)
+        let error = #expect(throws: StoreError.self) { try store.scanEvents { _ in } }
+        #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+    }
+}

@@ -216,3 +216,17 @@ struct TraceErrorTests {
         #expect(TraceError(file: "-", line: 3, column: 7, problem: .notUTF8).description.hasPrefix("-:3:7: the line"))
     }
 }
+
+struct WriteErrorTests {
+    /// A file that cannot be created is a write failure naming the path and the system's
+    /// reason, not "cannot read the file".
+    @Test func aFileThatCannotBeCreatedIsAWriteFailure() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/missing/out.csv"
+        let error = #expect(throws: TraceError.self) { try FileSink(path: path) }
+        #expect(error.map { caseName($0.problem) } == "cannotWrite")
+        #expect(error?.description == "\(path): cannot write the file: No such file or directory (check that its directory exists and is writable, and the free space)")
+        let gzip = #expect(throws: TraceError.self) { try GzipSink(path: path + ".gz") }
+        #expect(gzip.map { caseName($0.problem) } == "cannotWrite")
+    }
+}

@@ -158,6 +158,7 @@ struct DecodedInputTests {
         }
         #expect(input.isGzip)
         #expect(decoded == Array(text.utf8))
-        #expect(input.hasher.hexDigest() == (try RawInput.sha256(ofFile: path)))
+        #expect(input.raw.sha256 == (try RawInput.sha256(ofFile: path)))
+        #expect(input.raw.sha256 == SHA256.hex(of: FileManager.default.contents(atPath: path) ?? Data()))
     }
 }

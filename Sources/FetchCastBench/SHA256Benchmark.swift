@@ -1,0 +1,59 @@
+import FetchCastStore
+import FetchCastTrace
+
+/// `fetchcast bench sha256`: FetchCast's content hash (swift-crypto) against the hand-written
+/// Swift SHA-256 it replaced, on the same bytes in the same run, fed in 256 KiB chunks as
+/// ``RawInput`` feeds it.
+public enum SHA256Benchmark {
+    /// One measurement.
+    public struct Result: Sendable {
+        /// Bytes hashed per run.
+        public var bytes: Int
+        /// Fastest run of swift-crypto, seconds.
+        public var swiftCrypto: Double
+        /// Fastest run of the hand-written implementation, seconds.
+        public var handWritten: Double
+        /// How many times faster swift-crypto is (above 1: faster).
+        public var speedup: Double { handWritten / max(swiftCrypto, 1e-9) }
+    }
+
+    /// Hashes `megabytes` MiB of seeded bytes with each implementation `repeats` times.
+    /// - Throws: ``TraceError`` when the two digests differ (the benchmark would compare
+    ///   different work).
+    /// - Complexity: O(megabytes × repeats).
+    public static func run(megabytes: Int, repeats: Int) throws -> Result {
+        var state: UInt64 = 0x5EED
+        let bytes = (0..<(megabytes << 20)).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var best = (crypto: Double.infinity, hand: Double.infinity)
+        var digests = (crypto: "", hand: "")
+        for _ in 0..<max(repeats, 1) {
+            var started = WallClock.monotonic()
+            var ours = SHA256()
+            bytes.withUnsafeBytes { all in
+                for chunk in stride(from: 0, to: all.count, by: 1 << 18) {
+                    ours.update(UnsafeRawBufferPointer(rebasing: all[chunk..<min(chunk + (1 << 18), all.count)]))
+                }
+            }
+            digests.crypto = ours.hexDigest()
+            best.crypto = min(best.crypto, WallClock.monotonic() - started)
+
+            started = WallClock.monotonic()
+            var theirs = HandWrittenSHA256()
+            bytes.withUnsafeBytes { all in
+                for chunk in stride(from: 0, to: all.count, by: 1 << 18) {
+                    theirs.update(UnsafeRawBufferPointer(rebasing: all[chunk..<min(chunk + (1 << 18), all.count)]))
+                }
+            }
+            digests.hand = theirs.hexDigest()
+            best.hand = min(best.hand, WallClock.monotonic() - started)
+        }
+        guard digests.crypto == digests.hand else {
+            throw TraceError(file: "bench sha256", line: 0, column: 0, problem: .badValue(
+                column: "digest", value: digests.crypto, expected: "the hand-written digest \(digests.hand)"))
+        }
+        return Result(bytes: bytes.count, swiftCrypto: best.crypto, handWritten: best.hand)
+    }
+}
