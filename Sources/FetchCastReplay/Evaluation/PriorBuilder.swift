@@ -45,7 +45,7 @@ public enum PriorBuilder {
         for path in traces {
             let reader = try TraceReader(path: path, symbols: symbols, options: options, hashing: false)
             while try reader.next(into: &batch) {
-                for e in batch {
+                for e in batch where e.kind != .state {
                     let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
                     if e.device == EncodedEvent.everyDevice {
                         everyone.observe(event)
