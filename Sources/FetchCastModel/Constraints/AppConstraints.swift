@@ -12,6 +12,11 @@ public struct AppConstraints: Sendable, Hashable, Codable {
     /// Only when the battery is not low (≥ ``DeviceConditions/lowBatteryPercent``).
     public var batteryNotLow: Bool
 
+    enum CodingKeys: String, CodingKey {
+        case network, charging
+        case batteryNotLow = "battery_not_low"
+    }
+
     /// No requirement: every fetch may run.
     public static let none = AppConstraints()
 
