@@ -106,6 +106,16 @@ public final class ModelRepository {
         /// nothing at or after `time`, else one folded from the store's events before `time`.
         /// - Complexity: O(1) for a time after the device's history; otherwise O(the store's
         ///   events of the device and publishes to every device), read in id order.
+        /// Reads a device's conditions at an instant from the store (`nil` when the snapshot
+        /// was not made from a store).
+        var readConditions: ((Int64, Double) throws -> DeviceConditions)?
+
+        /// The device's conditions at `time`: each field as the latest `state` row at or before
+        /// it set it; unknown without a store or without state rows.
+        public func conditions(of device: Int64, at time: Double) throws -> DeviceConditions {
+            try readConditions?(device, time) ?? .unknown
+        }
+
         public func model(of device: Int64, before time: Double) throws -> DeviceModel? {
             guard let model = models[device] else { return nil }
             guard let seen = model.lastObservedTime, seen >= time, let rewind else { return model }
@@ -121,7 +131,8 @@ public final class ModelRepository {
         var learner = FleetLearner<Int64>(configuration: configuration)
         try store.readTransaction {
             try store.scanEvents(afterID: 0, devices: device...device) { e in
-                guard e.timeMicros < limit else { return }
+                // State rows describe the device, not its use: the model never sees them.
+                guard e.timeMicros < limit, e.kind != .state else { return }
                 learner.observe(Self.event(e), device: e.device)
             }
         }
@@ -215,8 +226,12 @@ public final class ModelRepository {
             }
         }
         let (models, priors) = state ?? ([:], [:])
+        let hasStates = try store.hasStateRows()
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
-                        deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) })
+                        deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) },
+                        readConditions: !hasStates ? nil : { [store] device, time in
+                            try store.conditions(ofDevice: device, atOrBeforeMicros: Int64((time * 1_000_000).rounded(.down)))
+                        })
     }
 
     /// Brings the model up to date, then calls `body` with snapshots of `device` alone, or of
@@ -409,6 +424,8 @@ public final class ModelRepository {
             let first = batch.startIndex == 0
             let range = batch.first.map { $0...batch.last! } ?? (0...0)  // device ids start at 1
             try store.scanEvents(afterID: watermark, devices: range) { e in
+                // State rows describe the device, not its use: the model never sees them.
+                guard e.kind != .state else { return }
                 // Every batch sees the publishes to every device; they count once.
                 if e.device != nil || first { folded += 1 }
                 learner.observe(Self.event(e), device: e.device)

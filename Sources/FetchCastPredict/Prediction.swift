@@ -49,6 +49,9 @@ public struct PredictionRequest: Sendable, Hashable {
     public var budget: Double = 24
     /// How many top apps per device when no app is named.
     public var topApps: Int = 5
+    /// Per-app constraints and system rules: a moment where they fail under the device's
+    /// conditions at the plan's start (its last known state) is not planned.
+    public var constraints = FetchConstraints.none
 
     /// Creates a request.
     public init(
@@ -102,9 +105,17 @@ public enum Predictor {
             let notBefore = max(start, request.notBefore ?? start)
             configuration.notBefore = notBefore
             let prior = snapshot.prior(for: device)
+            var admits: ((Int32, Double) -> Bool)?
+            if !request.constraints.isEmpty {
+                // The conditions at the plan's start stand for the whole plan: a planner that
+                // predicts conditions would ask per moment.
+                let conditions = try snapshot.conditions(of: device, at: start)
+                let constraints = request.constraints
+                admits = { app, _ in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: conditions) }
+            }
             let plan = FetchPlanner.plan(
                 model: model, apps: apps, from: start, horizon: notBefore - start + 86_400, configuration: configuration,
-                prior: prior)
+                prior: prior, admits: admits)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
             var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {

@@ -6,10 +6,10 @@ struct CLIReferenceTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test(arguments: ["ingest", "stats", "devices", "files", "forget", "predict", "model", "evaluate", "export", "bench", "serve"])
+    @Test(arguments: ["ingest", "stats", "devices", "files", "forget", "predict", "model", "evaluate", "export", "conditions", "conditions generate", "bench", "serve"])
     func helpMatchesTheReference(subcommand: String) throws {
         let reference = try String(contentsOf: Self.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
-        let result = try Workspace().run([subcommand, "--help"], environment: ["COLUMNS": "100"])
+        let result = try Workspace().run(subcommand.split(separator: " ").map(String.init) + ["--help"], environment: ["COLUMNS": "100"])
         #expect(result.status == 0)
         #expect(reference.contains(result.out), "docs/cli.md is stale for `\(subcommand)`: run scripts/cli-reference.sh")
     }

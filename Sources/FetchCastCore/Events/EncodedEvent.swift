@@ -9,7 +9,7 @@ public struct EncodedEvent: Sendable, Hashable {
     public var utcOffsetSeconds: Int32
     /// The device's symbol, or ``EncodedEvent/everyDevice`` for a `publish` with an empty device.
     public var device: Int32
-    /// The app's symbol.
+    /// The app's symbol (the empty name's for a `state` row).
     public var app: Int32
     /// What happened.
     public var kind: EventKind
@@ -17,6 +17,9 @@ public struct EncodedEvent: Sendable, Hashable {
     public var result: FetchResult?
     /// Bytes transferred, when the trace says.
     public var bytes: Int64?
+    /// What a `state` row sets (empty for every other kind). Declared here, after ``bytes``,
+    /// so that its five bytes sit in padding and the event stays 64 bytes.
+    public var conditions: ConditionChange
     /// Duration in milliseconds, when the trace says.
     public var durationMs: Int64?
     /// The 1-based line of the input where the row starts.
@@ -28,7 +31,8 @@ public struct EncodedEvent: Sendable, Hashable {
     /// Creates an event.
     public init(
         timeMicros: Int64, utcOffsetSeconds: Int32, device: Int32, app: Int32, kind: EventKind,
-        result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil, line: Int64 = 0
+        result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil, line: Int64 = 0,
+        conditions: ConditionChange = ConditionChange()
     ) {
         self.timeMicros = timeMicros
         self.utcOffsetSeconds = utcOffsetSeconds
@@ -39,6 +43,7 @@ public struct EncodedEvent: Sendable, Hashable {
         self.bytes = bytes
         self.durationMs = durationMs
         self.line = line
+        self.conditions = conditions
     }
 
     /// The instant in (fractional) Unix seconds.

@@ -6,6 +6,9 @@ public enum EventKind: UInt8, Sendable, Hashable, Codable, CaseIterable {
     case fetch = 1
     /// New content for the app appeared at its origin (an empty device means every device).
     case publish = 2
+    /// The device's conditions changed (network, power, battery, Low Power Mode); the app is
+    /// empty and the row carries a ``ConditionChange``.
+    case state = 3
 
     /// The name used in trace files and in the store's `events` view.
     public var name: String {
@@ -13,15 +16,17 @@ public enum EventKind: UInt8, Sendable, Hashable, Codable, CaseIterable {
         case .launch: "launch"
         case .fetch: "fetch"
         case .publish: "publish"
+        case .state: "state"
         }
     }
 
-    /// Parses a trace-file name (`launch`, `fetch`, `publish`); `nil` for anything else.
+    /// Parses a trace-file name (`launch`, `fetch`, `publish`, `state`); `nil` for anything else.
     public init?(name: String) {
         switch name {
         case "launch": self = .launch
         case "fetch": self = .fetch
         case "publish": self = .publish
+        case "state": self = .state
         default: return nil
         }
     }

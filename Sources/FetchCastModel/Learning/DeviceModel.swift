@@ -100,7 +100,10 @@ public struct DeviceModel: Sendable, Codable {
     }
 
     /// Learns from one event. Events should come in time order; a late event is still counted.
+    ///
+    /// `state` events (device conditions) are ignored: they say nothing about when apps are used.
     public mutating func observe(_ event: DeviceEvent) {
+        guard event.kind != .state else { return }
         let t = event.time
         let tau = configuration.tau
         if lastEventTime == nil { scale.reference = t }
@@ -181,6 +184,8 @@ public struct DeviceModel: Sendable, Codable {
             c.events[HourOfWeek.slot(t, offset: lastOffset)] += w
             c.lastPublish = max(c.lastPublish ?? t, t)
             content[event.app] = c
+        case .state:
+            break  // returned above
         }
     }
 

@@ -51,7 +51,7 @@ public enum FetchPlanner {
     /// - Complexity: O(apps × (168 + horizon / ``step``)) valuations plus a sort.
     public static func plan(
         model: DeviceModel, apps: [Int32], from start: Double, horizon: Double = 86_400,
-        configuration: SchedulerConfiguration, prior: DevicePrior
+        configuration: SchedulerConfiguration, prior: DevicePrior, admits: ((_ app: Int32, _ time: Double) -> Bool)? = nil
     ) -> [ScheduledFetch] {
         let tau = model.configuration.tau
         let begin = max(start, configuration.notBefore ?? start)
@@ -95,6 +95,8 @@ public enum FetchPlanner {
                     hourEnd += 3600
                 }
                 guard g >= earliest else { continue }
+                // A moment whose predicted conditions fail the app's constraints is never planned.
+                if let admits, !admits(app, g) { continue }
                 if g - start > tau, max(rates[slot], rates[(slot + 1) % HourOfWeek.count]) < rateCut { continue }
                 var newData = 1.0
                 if let contentRates {

@@ -2,8 +2,11 @@ import FetchCastStore
 import FetchCastTrace
 
 extension Exporter {
-    /// `events`: the rows of the `events` view passing the device, app and time filters.
-    static func writeEvents<Out: TextOutputStream>(_ request: ExportRequest, store: Store, writer: inout ExportWriter<Out>, to out: inout Out) throws {
+    /// `events`: the rows of the `events` view passing the device, app and time filters, with
+    /// the condition columns when `withConditions` (the store holds `state` rows).
+    static func writeEvents<Out: TextOutputStream>(
+        _ request: ExportRequest, store: Store, withConditions: Bool, writer: inout ExportWriter<Out>, to out: inout Out
+    ) throws {
         if let device = request.device, !device.isEmpty, !(try store.deviceNames().values.contains(device)) {
             throw ExportError.unknownDevice(device)
         }
@@ -17,11 +20,18 @@ extension Exporter {
             device: request.device, app: request.app,
             fromMicros: request.from.map(micros), toMicros: request.to.map(micros))
         try store.scanEventRows(filter) { e in
-            writer.write([
+            var values: [ExportValue] = [
                 .integer(e.timeUTC), .integer(e.utcOffsetSeconds), .text(e.device), .text(e.app), .text(e.event),
                 e.result.map(ExportValue.text) ?? .null, e.bytes.map(ExportValue.integer) ?? .null,
                 e.durationMs.map(ExportValue.integer) ?? .null, .integer(e.timeMicros), .integer(e.fileID), .integer(e.line),
-            ], to: &out)
+            ]
+            if withConditions {
+                values += [
+                    e.network.map(ExportValue.text) ?? .null, e.power.map(ExportValue.text) ?? .null,
+                    e.battery.map(ExportValue.integer) ?? .null, e.lowPower.map(ExportValue.text) ?? .null,
+                ]
+            }
+            writer.write(values, to: &out)
         }
     }
 

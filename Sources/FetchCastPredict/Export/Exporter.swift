@@ -29,10 +29,14 @@ public enum Exporter {
     public static func export<Out: TextOutputStream>(
         _ request: ExportRequest, from store: Store, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
     ) throws -> Int {
-        var writer = ExportWriter<Out>(columns: request.kind.columns, format: request.format)
+        // The events of a store without state rows keep their v1 columns, byte for byte.
+        let withConditions = try request.kind == .events && store.hasStateRows()
+        var columns = request.kind.columns
+        if request.kind == .events && !withConditions { columns.removeLast(Store.conditionColumnCount) }
+        var writer = ExportWriter<Out>(columns: columns, format: request.format)
         switch request.kind {
         case .events:
-            try writeEvents(request, store: store, writer: &writer, to: &out)
+            try writeEvents(request, store: store, withConditions: withConditions, writer: &writer, to: &out)
         case .model, .cousage, .predictions:
             // A batch of devices at a time, in name order: the output is the same as from one
             // snapshot of every device, without holding every device's state.

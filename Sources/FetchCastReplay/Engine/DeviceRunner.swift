@@ -29,6 +29,10 @@ enum DeviceRunner {
         for (i, a) in sortedApps.enumerated() { slotOf[Int(a)] = Int16(i) }
         let content = ContentTracker(hasContent: sortedApps.map { scan.appHasContent[Int($0)] }, tau: options.tau)
         let end = Double(device.lastLaunchMicros) / 1_000_000
+        let rules = SlotRules(
+            constraints: sortedApps.map { options.constraints.constraints(forApp: scan.appNames[Int($0)]) },
+            system: options.constraints.system,
+            meanBytes: sortedApps.map { Int($0) < scan.appMeanBytes.count ? scan.appMeanBytes[Int($0)] : nil })
         var cursors: [SpoolCursor] = []
 
         var replays: [PolicyReplay] = []
@@ -60,7 +64,8 @@ enum DeviceRunner {
             replays.append(PolicyReplay(
                 name: plan.policy, policy: policy, capRule: capRule, cap: cap, tau: options.tau,
                 end: end, device: deviceIndex, slotOf: slotOf, slots: sortedApps.count,
-                energy: options.energy, offset: device.firstOffset, recorder: recorders[i]))
+                energy: options.energy, wifiEnergy: options.wifiEnergy, rules: rules, offset: device.firstOffset,
+                recorder: recorders[i]))
         }
 
         let ownCursor = scan.spool.cursor(device.stream)
@@ -73,9 +78,11 @@ enum DeviceRunner {
         group.reserveCapacity(16)
 
         @inline(__always) func event(_ r: SpoolRecord, everyDevice: Bool) -> ReplayEvent {
-            ReplayEvent(
+            let state = r.kind == .state
+            return ReplayEvent(
                 time: Double(r.timeMicros) / 1_000_000, micros: r.timeMicros, utcOffsetSeconds: r.utcOffsetSeconds,
-                app: canonical[Int(r.appSymbol)], kind: r.kind, result: r.result, everyDevice: everyDevice)
+                app: state ? -1 : canonical[Int(r.appSymbol)], kind: r.kind, result: r.result, everyDevice: everyDevice,
+                conditions: r.conditions)
         }
 
         replays.withUnsafeMutableBufferPointer { replays in
@@ -91,7 +98,7 @@ enum DeviceRunner {
                 case (let x?, let y?): t = min(x.timeMicros, y.timeMicros)
                 }
                 // The common case: one launch or fetch of this device alone at its instant.
-                if let x = a, x.timeMicros == t, x.kind != .publish, b?.timeMicros != t {
+                if let x = a, x.timeMicros == t, x.kind == .launch || x.kind == .fetch, b?.timeMicros != t {
                     own.advance()
                     if own.peek()?.timeMicros != t {
                         let e = event(x, everyDevice: false)
@@ -121,8 +128,12 @@ enum DeviceRunner {
                     if slot >= 0 { content.publish(slot: slot, at: e.time) }
                     for i in replays.indices { replays[i].observePublish(e) }
                 }
+                // A state row at t holds from t on: a wakeup at t sees it.
+                for e in group where e.kind == .state {
+                    for i in replays.indices { replays[i].observeState(e) }
+                }
                 for i in replays.indices { replays[i].runWakeups(until: time, inclusive: true, content: content) }
-                for e in group where e.kind != .publish {
+                for e in group where e.kind == .launch || e.kind == .fetch {
                     let slot = Int(slotOf[Int(e.app)])
                     let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
                     for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }

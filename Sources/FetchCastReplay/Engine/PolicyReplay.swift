@@ -11,13 +11,23 @@ struct ReplayEvent {
     var result: FetchResult?
     /// A publish to every device (its offset is the publisher's, not the device's).
     var everyDevice: Bool
+    /// What a `state` row sets (empty for every other kind).
+    var conditions = ConditionChange()
 
     var deviceEvent: DeviceEvent {
         DeviceEvent(time: time, utcOffsetSeconds: utcOffsetSeconds, app: app, kind: kind, result: result)
     }
 }
 
-/// One (policy, budget) replay of one device: drives the policy, applies rules 3–6 and counts.
+/// What rule 7 needs per fetch-enabled app slot of a device: its constraints, the system's
+/// rules, and the app's mean fetch size.
+struct SlotRules: Sendable {
+    var constraints: [AppConstraints]
+    var system: SystemRules
+    var meanBytes: [Double?]
+}
+
+/// One (policy, budget) replay of one device: drives the policy, applies rules 3–7 and counts.
 ///
 /// The device runner feeds it time groups; within a group at instant t the order is: the
 /// policy's wakeups before t, publishes at t, wakeups at t, then launches and input fetches at t
@@ -43,8 +53,15 @@ struct PolicyReplay {
     private(set) var metrics = DeviceMetrics()
     private var pairs: [Pair]
     private var energy: EnergyMeter
+    /// The Wi-Fi radio's meter (rule 7); `energy` is the cellular one.
+    private var wifiEnergy: EnergyMeter
+    private let rules: SlotRules
+    /// Wi-Fi fetches' records wait for their session's closing tail as cellular ones do.
+    private var pendingWifi: FetchRecord?
     private var capCounts: [Int: Int] = [:]
     private var offset: Int32
+    /// The device's conditions now (rule 7 of docs/evaluation.md).
+    private(set) var conditions = DeviceConditions.unknown
     private var fetchID = 0
     private var floor = -Double.infinity
     private var planned: [PlannedFetch] = []
@@ -58,7 +75,8 @@ struct PolicyReplay {
     ///   - capRule: How the engine caps the policy (`nil`: it caps itself, the oracle).
     ///   - cap: ⌊B⌋ for ``PolicyRegistry/CapRule/device``, ⌊B/k_d⌋ for `perApp`.
     init(name: String, policy: any FetchPolicy, capRule: PolicyRegistry.CapRule?, cap: Int, tau: Double, end: Double, device: Int,
-         slotOf: [Int16], slots: Int, energy: EnergyProfile, offset: Int32, recorder: ReplayRecorder?) {
+         slotOf: [Int16], slots: Int, energy: EnergyProfile, wifiEnergy: EnergyProfile = .wifi,
+         rules: SlotRules? = nil, offset: Int32, recorder: ReplayRecorder?) {
         self.name = name
         self.policy = policy
         self.capRule = capRule
@@ -70,6 +88,9 @@ struct PolicyReplay {
         self.recorder = recorder
         self.offset = offset
         self.energy = EnergyMeter(profile: energy)
+        self.wifiEnergy = EnergyMeter(profile: wifiEnergy)
+        self.rules = rules ?? SlotRules(
+            constraints: Array(repeating: .none, count: slots), system: .none, meanBytes: Array(repeating: nil, count: slots))
         if recorder != nil { self.policy.reportPlans(true) }
         pairs = Array(repeating: Pair(), count: slots)
         planned.reserveCapacity(8)
@@ -109,6 +130,12 @@ struct PolicyReplay {
             return
         }
         let slot = Int(slotOf[a])
+        // Rule 7: a fetch whose constraints or system rules fail now is not made: not priced,
+        // not counted against the cap, and the policy is not told (it may try again later).
+        guard rules.system.allows(conditions), rules.constraints[slot].allows(conditions) else {
+            metrics.blockedFetches += 1
+            return
+        }
         if let capRule, capRule != .none {
             let day = LocalTime.day(time: time, utcOffsetSeconds: offset)
             // Per app: one count per (day, slot); the key keeps days apart by the slot count.
@@ -125,24 +152,60 @@ struct PolicyReplay {
             }
         }
         fetchID += 1
+        metrics.fetches += 1
+        let network = conditions.effectiveNetwork
+        if network == .offline {
+            // Rule 7: the fetch is made and fails; nothing is refreshed and no radio wakes.
+            metrics.offlineFetches += 1
+            recorder?.record(FetchRecord(
+                device: device, id: fetchID, app: f.app, time: time, utcOffsetSeconds: offset, result: .failed,
+                wakeup: 0, joules: 0, reason: f.reason))
+            policy.didFetch(app: f.app, at: time, result: .failed)
+            return
+        }
         let result: FetchResult =
             !content.hasContent[slot] || content.lastPublish[slot] > pairs[slot].lastRefresh ? .newData : .noData
         pairs[slot].lastRefresh = time
         pairs[slot].refreshFetch = fetchID
-        metrics.fetches += 1
         if result == .newData { metrics.newDataFetches += 1 } else { metrics.noDataFetches += 1 }
-        let charge = energy.add(at: time)
+        let onBattery = !conditions.isCharging
+        let charge: EnergyMeter.Charge
+        if network == .wifi {
+            charge = wifiEnergy.add(at: time, onBattery: onBattery)
+        } else {
+            charge = energy.add(at: time, onBattery: onBattery)
+            metrics.cellularFetches += 1
+            metrics.cellularBytes += rules.meanBytes[slot] ?? 0
+        }
         if charge.openedSession { metrics.wakeups += 1 }
         if let recorder {
-            if var p = pending {
-                p.joules += charge.previousClosingTail
-                recorder.record(p)
-            }
-            pending = FetchRecord(
+            let record = FetchRecord(
                 device: device, id: fetchID, app: f.app, time: time, utcOffsetSeconds: offset, result: result,
                 wakeup: charge.session, joules: charge.joules, reason: f.reason)
+            if network == .wifi {
+                Self.hand(record, closing: charge.previousClosingTail, pending: &pendingWifi, to: recorder)
+            } else {
+                Self.hand(record, closing: charge.previousClosingTail, pending: &pending, to: recorder)
+            }
         }
         policy.didFetch(app: f.app, at: time, result: result)
+    }
+
+    /// Records the fetch waiting for its closing tail once the next fetch on the same radio
+    /// has been charged (adding the tail when that fetch opened a new session), then keeps `record`.
+    private static func hand(_ record: FetchRecord, closing: Double, pending: inout FetchRecord?, to recorder: ReplayRecorder) {
+        if var p = pending {
+            p.joules += closing
+            recorder.record(p)
+        }
+        pending = record
+    }
+
+    /// Applies a `state` row (after the wakeups before its instant, before those at it): the
+    /// device's conditions change, and the policy is told.
+    mutating func observeState(_ e: ReplayEvent) {
+        conditions.apply(e.conditions)
+        policy.observeConditions(conditions, at: e.time)
     }
 
     /// Delivers a publish (after the wakeups before its instant).
@@ -195,7 +258,16 @@ struct PolicyReplay {
             recorder?.record(p)
             pending = nil
         }
-        metrics.joules = energy.joules
+        let wifiClosing = wifiEnergy.finish()
+        if var p = pendingWifi {
+            p.joules += wifiClosing
+            recorder?.record(p)
+            pendingWifi = nil
+        }
+        // Wi-Fi joules are added only when there are any, so a replay without Wi-Fi keeps its
+        // v1 sum exactly.
+        metrics.joules = wifiEnergy.sessions > 0 ? energy.joules + wifiEnergy.joules : energy.joules
+        metrics.batteryJoules = wifiEnergy.sessions > 0 ? energy.batteryJoules + wifiEnergy.batteryJoules : energy.batteryJoules
         recorder?.finish()
     }
 }

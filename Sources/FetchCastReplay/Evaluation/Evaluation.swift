@@ -22,6 +22,11 @@ public struct Evaluation: Sendable {
     public var eventsReplayed: Int64
     /// Remarks for the user (e.g. a policy that is a stand-in).
     public var notes: [String]
+    /// Whether device conditions played a part (the input had `state` rows, or constraints or
+    /// system rules were set): the condition columns are then written.
+    public var usesConditions = false
+    /// Whether any fetch row of the input gave `bytes` (else cellular bytes are unknown).
+    public var bytesKnown = false
     /// Detail records kept in memory when asked (``Evaluator/evaluate(_:options:registry:collectDetail:)``),
     /// per summary row.
     package var launchRecords: [[LaunchRecord]] = []

@@ -1,3 +1,4 @@
+import FetchCastModel
 import FetchCastTrace
 import Foundation
 
@@ -32,6 +33,11 @@ public struct EvaluationOptions: Sendable {
     public var prior: PriorSource?
     /// How `planned` asks for plans.
     public var planning = PlanningOptions()
+    /// Per-app fetch constraints and the system's rules, enforced at every fetch of every
+    /// policy (rule 7 of docs/evaluation.md); none by default.
+    public var constraints = FetchConstraints.none
+    /// The profile of fetches made on Wi-Fi (``energy`` prices cellular and unknown networks).
+    public var wifiEnergy = EnergyProfile.wifi
 
     /// The traces and devices a population prior was learned from, for `run.json`.
     public struct PriorSource: Sendable, Hashable {

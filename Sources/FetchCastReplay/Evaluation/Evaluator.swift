@@ -128,6 +128,8 @@ public enum Evaluator {
         var evaluation = Evaluation(
             summary: summary, devices: devices, inputs: scan.inputs, eventsReplayed: scan.eventsKept, notes: [])
         evaluation.appNames = scan.appNames
+        evaluation.usesConditions = scan.stateRows > 0 || !options.constraints.isEmpty
+        evaluation.bytesKnown = scan.appMeanBytes.contains { $0 != nil }
         evaluation.deviceNames = scan.devices.map(\.name)
         return .success(evaluation)
     }

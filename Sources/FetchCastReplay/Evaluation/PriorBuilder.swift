@@ -65,7 +65,7 @@ public enum PriorBuilder {
             let reader = try TraceReader(path: path, symbols: symbols, options: options)
             defer { hashes.append(reader.sha256) }
             while try reader.next(into: &batch) {
-                for e in batch {
+                for e in batch where e.kind != .state {
                     let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
                     if e.device == EncodedEvent.everyDevice {
                         learner.observe(event, device: nil)

@@ -11,16 +11,41 @@ struct SpoolRecord: Sendable, Hashable {
     var timeMicros: Int64
     /// The device's (or publisher's) UTC offset in seconds.
     var utcOffsetSeconds: Int32
-    /// App symbol (28 bits) · kind (2 bits) · result (2 bits, 3 = none).
+    /// App symbol (28 bits) · kind (2 bits) · result (2 bits, 3 = none). A `state` row has no
+    /// app: its 28 bits hold its ``ConditionChange`` instead (``conditions``).
     var packed: UInt32
 
     init(_ e: EncodedEvent) {
         timeMicros = e.timeMicros
         utcOffsetSeconds = e.utcOffsetSeconds
-        packed = UInt32(truncatingIfNeeded: e.app) << 4 | UInt32(e.kind.rawValue) << 2 | UInt32(e.result?.rawValue ?? 3)
+        let high = e.kind == .state ? Self.pack(e.conditions) : UInt32(truncatingIfNeeded: e.app)
+        packed = high << 4 | UInt32(e.kind.rawValue) << 2 | UInt32(e.result?.rawValue ?? 3)
     }
 
+    /// The app symbol (not for a `state` row).
     var appSymbol: Int32 { Int32(bitPattern: packed >> 4) }
+
+    /// What a `state` row sets (empty for every other kind).
+    var conditions: ConditionChange {
+        guard kind == .state else { return ConditionChange() }
+        let bits = packed >> 4
+        let network = bits & 3, power = (bits >> 2) & 3, battery = (bits >> 4) & 0xff, low = (bits >> 12) & 3
+        return ConditionChange(
+            network: network == 0 ? nil : NetworkCondition(rawValue: UInt8(network - 1)),
+            power: power == 0 ? nil : PowerCondition(rawValue: UInt8(power - 1)),
+            battery: battery == 0 ? nil : UInt8(battery - 1),
+            lowPower: low == 0 ? nil : low == 2)
+    }
+
+    /// 14 bits: network + 1 (2 bits), power + 1 (2), battery + 1 (8), low power (2: 1 off, 2 on); 0 = not set.
+    private static func pack(_ c: ConditionChange) -> UInt32 {
+        let network = c.network.map { UInt32($0.rawValue) + 1 } ?? 0
+        let power = c.power.map { UInt32($0.rawValue) + 1 } ?? 0
+        let battery = c.battery.map { UInt32($0) + 1 } ?? 0
+        let low: UInt32 = c.lowPower.map { $0 ? 2 : 1 } ?? 0
+        return network | power << 2 | battery << 4 | low << 12
+    }
+
     var kind: EventKind { EventKind(rawValue: UInt8((packed >> 2) & 3)) ?? .launch }
     var result: FetchResult? { FetchResult(rawValue: UInt8(packed & 3)) }
 }

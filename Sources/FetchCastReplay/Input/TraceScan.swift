@@ -37,9 +37,15 @@ final class ScanResult: @unchecked Sendable {
     let inputs: [InputDigest]
     /// Events kept for the replay.
     let eventsKept: Int64
+    /// `state` rows kept for the replay.
+    let stateRows: Int64
+    /// Canonical id → the mean `bytes` of the app's fetch rows that give it (`nil`: none do).
+    let appMeanBytes: [Double?]
 
     init(spool: Spool, appNames: [String], canonicalApp: [Int32], appHasContent: [Bool], devices: [ScannedDevice],
-         globalStream: Int?, inputs: [InputDigest], eventsKept: Int64) {
+         globalStream: Int?, inputs: [InputDigest], eventsKept: Int64, stateRows: Int64 = 0, appMeanBytes: [Double?] = []) {
+        self.stateRows = stateRows
+        self.appMeanBytes = appMeanBytes
         self.spool = spool
         self.appNames = appNames
         self.canonicalApp = canonicalApp
@@ -76,6 +82,9 @@ struct TraceScan {
     /// Symbol names as known to this thread (the parser interns on its own thread).
     private var names: [String] = []
     private var kept: Int64 = 0
+    private var states: Int64 = 0
+    /// Per app symbol: Σ bytes and count of its fetch rows that give bytes.
+    private var fetchBytes: [Int32: (sum: Double, count: Int)] = [:]
     private let fromMicros: Int64
     private let toMicros: Int64
 
@@ -101,7 +110,8 @@ struct TraceScan {
                 batch.append(EncodedEvent(
                     timeMicros: e.timeMicros, utcOffsetSeconds: e.utcOffsetSeconds,
                     device: e.device.isEmpty ? EncodedEvent.everyDevice : symbols.intern(e.device),
-                    app: symbols.intern(e.app), kind: e.kind, result: e.result, line: Int64(i + 1)))
+                    app: symbols.intern(e.app), kind: e.kind, result: e.result, line: Int64(i + 1),
+                    conditions: e.conditions))
             }
             syncNames()
             try consume(batch, file: "<events>")
@@ -168,7 +178,7 @@ struct TraceScan {
                 inputs.append(InputDigest(path: f.text(1), sha256: f.text(2), events: f.int(3)))
             }
             q = try c.prepare("""
-                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id
+                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id, network, power, battery, low_power
                 FROM event_log ORDER BY time_us, id
                 """)
         } catch {
@@ -209,7 +219,8 @@ struct TraceScan {
             }
             batch.append(EncodedEvent(
                 timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
-                device: device, app: app, kind: kind, result: result, line: q.int(6)))
+                device: device, app: app, kind: kind, result: result, line: q.int(6),
+                conditions: Store.conditions(q, from: 9)))
         }
         syncNames()
         if !batch.isEmpty { try consume(batch, file: fileName[batchFile] ?? "store") }
@@ -265,7 +276,8 @@ struct TraceScan {
             }
             lastMicros[s] = t
             lastOffset[s] = e.utcOffsetSeconds
-            if t < fromMicros || t >= toMicros { continue }
+            // A state row before --from still holds in the window: it is kept.
+            if (t < fromMicros && e.kind != .state) || t >= toMicros { continue }
             try spool.append(SpoolRecord(e), to: s)
             kept += 1
             let app = Int(e.app)
@@ -283,8 +295,11 @@ struct TraceScan {
             case .fetch:
                 appFlags[app] |= 1
                 if firstOffset[s] == nil { firstOffset[s] = e.utcOffsetSeconds }
+                if let b = e.bytes { fetchBytes[e.app, default: (0, 0)].sum += Double(b); fetchBytes[e.app]!.count += 1 }
             case .publish:
                 appFlags[app] |= 3
+            case .state:
+                states += 1
             }
         }
     }
@@ -320,6 +335,7 @@ struct TraceScan {
         devices.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         return ScanResult(
             spool: spool, appNames: appNameList, canonicalApp: canonical, appHasContent: content, devices: devices,
-            globalStream: globalStream, inputs: inputs, eventsKept: kept)
+            globalStream: globalStream, inputs: inputs, eventsKept: kept, stateRows: states,
+            appMeanBytes: appSymbols.map { s in fetchBytes[s].map { $0.sum / Double($0.count) } })
     }
 }

@@ -32,6 +32,17 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
     public var wakeups = 0
     /// Radio energy, joules.
     public var joules = 0.0
+    /// The part of ``joules`` paid from the battery: fetches while charging excluded (rule 7).
+    public var batteryJoules = 0.0
+    /// Fetches made over cellular (unknown network counts as cellular).
+    public var cellularFetches = 0
+    /// Bytes of the cellular fetches, each priced at its app's mean `bytes` in the trace's
+    /// fetch rows (apps without any count 0).
+    public var cellularBytes = 0.0
+    /// Fetches made while offline: `failed`, no refresh, no energy.
+    public var offlineFetches = 0
+    /// Fetches not made because a constraint or system rule failed at that instant.
+    public var blockedFetches = 0
 
     /// Creates zeroed counters.
     public init() {}
@@ -53,6 +64,11 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
         refusedFetches += o.refusedFetches
         wakeups += o.wakeups
         joules += o.joules
+        batteryJoules += o.batteryJoules
+        cellularFetches += o.cellularFetches
+        cellularBytes += o.cellularBytes
+        offlineFetches += o.offlineFetches
+        blockedFetches += o.blockedFetches
     }
 
     /// fresh_launches / scored_launches (NaN when nothing was scored).

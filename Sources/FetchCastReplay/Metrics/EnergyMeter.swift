@@ -5,6 +5,12 @@
 /// session), the tail gap before it inside its session, its transfer, and, for the last fetch of
 /// a session, the session's closing full tail, so the per-fetch joules add up to ``joules``.
 ///
+/// One meter models one radio: ``PolicyReplay`` keeps one for cellular (the `--energy`
+/// profile) and one for Wi-Fi, and a fetch charges the meter of the network in effect.
+///
+/// ``batteryJoules`` counts what the battery paid: a fetch's own charge when it was made on
+/// battery, and a session's closing tail when the session's last fetch was.
+///
 /// - Complexity: O(1) per fetch.
 package struct EnergyMeter: Sendable {
     /// What adding a fetch cost.
@@ -24,13 +30,17 @@ package struct EnergyMeter: Sendable {
     package private(set) var sessions = 0
     /// Joules so far (closing tails included once ``finish()`` ran).
     package private(set) var joules = 0.0
+    /// The part of ``joules`` paid from the battery (fetches made while not charging).
+    package private(set) var batteryJoules = 0.0
+    /// Whether the latest fetch was made on battery (its session's closing tail is then too).
+    private var lastOnBattery = true
     private var transferEnd = -Double.infinity
     private var finished = false
 
     package init(profile: EnergyProfile) { self.profile = profile }
 
-    /// Charges a fetch that starts at `time`.
-    package mutating func add(at time: Double) -> Charge {
+    /// Charges a fetch that starts at `time`, made on battery unless `onBattery` is false.
+    package mutating func add(at time: Double, onBattery: Bool = true) -> Charge {
         let p = profile
         if sessions == 0 || time - transferEnd > p.tailSeconds {
             let closing = sessions == 0 ? 0 : p.tailSeconds * p.tailWatts
@@ -39,6 +49,9 @@ package struct EnergyMeter: Sendable {
             transferEnd = start + p.transferSeconds
             let charged = p.promotionSeconds * p.promotionWatts + p.transferSeconds * p.transferWatts
             joules += closing + charged
+            if lastOnBattery { batteryJoules += closing }
+            if onBattery { batteryJoules += charged }
+            lastOnBattery = onBattery
             return Charge(openedSession: true, session: sessions, joules: charged, previousClosingTail: closing)
         }
         let gap = max(0, time - transferEnd)
@@ -46,6 +59,8 @@ package struct EnergyMeter: Sendable {
         transferEnd = start + p.transferSeconds
         let charged = gap * p.tailWatts + p.transferSeconds * p.transferWatts
         joules += charged
+        if onBattery { batteryJoules += charged }
+        lastOnBattery = onBattery
         return Charge(openedSession: false, session: sessions, joules: charged, previousClosingTail: 0)
     }
 
@@ -55,6 +70,7 @@ package struct EnergyMeter: Sendable {
         finished = true
         let closing = profile.tailSeconds * profile.tailWatts
         joules += closing
+        if lastOnBattery { batteryJoules += closing }
         return closing
     }
 }

@@ -58,7 +58,7 @@ public struct EnergyProfile: Sendable, Hashable, Codable {
     public static let wifi = EnergyProfile(
         name: "wifi", promotionSeconds: 0.0791, promotionWatts: 0.1244, transferSeconds: 2.0,
         transferWatts: 0.27, tailSeconds: 0.2381, tailWatts: 0.1193,
-        source: "Wi-Fi, Huang et al., MobiSys 2012, Table 3: T_promo 79.1 ms at 124.4 mW, tail 238.1 ms at 119.3 mW; P_xfer = beta 132.86 mW + alpha_d 137.01 mW/Mbps x 1 Mbps; T_xfer as for LTE")
+        source: "Wi-Fi, meant as Huang et al., MobiSys 2012, Table 3 (Wi-Fi column): T_promo 79.1 ms at 124.4 mW, tail 238.1 ms at 119.3 mW; P_xfer = beta 132.86 mW + alpha_d 137.01 mW/Mbps x 1 Mbps; T_xfer as for LTE. NOT verified against the table (recalled; see docs/evaluation.md, Energy profiles)")
 
     /// The built-in profiles by name.
     public static let builtIn: [String: EnergyProfile] = ["lte": .lte, "wifi": .wifi]

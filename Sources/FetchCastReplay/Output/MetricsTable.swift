@@ -13,6 +13,23 @@ enum MetricsTable {
         "joules", "refused_fetches",
     ]
 
+    /// Appended after ``columns`` when an evaluation involves device conditions (the input has
+    /// `state` rows, or constraints or system rules are set): semantics v2, rule 7.
+    static let conditionColumns = [
+        "battery_joules_per_device_day", "cellular_fetches_per_device_day", "cellular_bytes_per_device_day",
+        "offline_fetches", "blocked_fetches",
+    ]
+
+    /// The condition columns' values; `cellular_bytes_per_device_day` is empty when the input
+    /// gives no `bytes` on any fetch row.
+    static func conditionValues(_ m: DeviceMetrics, bytesKnown: Bool) -> [String] {
+        func real(_ x: Double) -> String { CSVField.fixed(x, decimals: 3) }
+        return [
+            real(m.perDeviceDay(m.batteryJoules)), real(m.perDeviceDay(Double(m.cellularFetches))),
+            bytesKnown ? real(m.perDeviceDay(m.cellularBytes)) : "", String(m.offlineFetches), String(m.blockedFetches),
+        ]
+    }
+
     /// A budget as written: an integer when whole, else 3 decimals.
     static func budget(_ b: Double) -> String {
         b == b.rounded() && abs(b) < 1e15 ? String(Int(b)) : CSVField.fixed(b, decimals: 3)

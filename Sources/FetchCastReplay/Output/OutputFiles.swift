@@ -20,17 +20,20 @@ enum OutputFiles {
     }
 
     static func write(_ e: Evaluation, options: EvaluationOptions, toolVersion: String, to directory: String) throws(EvaluationError) {
-        let header = ["policy", "budget"] + MetricsTable.columns
+        let extra = e.usesConditions ? MetricsTable.conditionColumns : []
+        func values(_ m: DeviceMetrics) -> [String] {
+            MetricsTable.values(m) + (e.usesConditions ? MetricsTable.conditionValues(m, bytesKnown: e.bytesKnown) : [])
+        }
         try writeFile("\(directory)/summary.csv") { out in
-            out.write(CSVField.line(header))
+            out.write(CSVField.line(["policy", "budget"] + MetricsTable.columns + extra))
             for r in e.summary {
-                out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget)] + MetricsTable.values(r.metrics)))
+                out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget)] + values(r.metrics)))
             }
         }
         try writeFile("\(directory)/devices.csv") { out in
-            out.write(CSVField.line(["policy", "budget", "device"] + MetricsTable.columns))
+            out.write(CSVField.line(["policy", "budget", "device"] + MetricsTable.columns + extra))
             for r in e.devices {
-                out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget), r.device ?? ""] + MetricsTable.values(r.metrics)))
+                out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget), r.device ?? ""] + values(r.metrics)))
             }
         }
         let encoder = JSONEncoder()

@@ -1,3 +1,4 @@
+import FetchCastModel
 import FetchCastTrace
 
 /// `run.json`: what produced a result (tool and semantics versions, every parameter, the energy
@@ -20,9 +21,12 @@ struct RunManifest: Codable, Sendable {
         var replanSeconds: Double
         var replanOnEvent: Bool
         var visibility: String
+        /// Rule 7's inputs, only when device conditions are involved (else absent, as in v1).
+        var constraints: [String: AppConstraints]?
+        var system: String?
 
         enum CodingKeys: String, CodingKey {
-            case policies, budgets, devices, from, to, detail
+            case policies, budgets, devices, from, to, detail, constraints, system
             case priorFrom = "prior_from"
             case priorSHA256 = "prior_sha256"
             case priorDevices = "prior_devices"
@@ -42,6 +46,8 @@ struct RunManifest: Codable, Sendable {
     var semantics: String
     var parameters: Parameters
     var energy: EnergyProfile
+    /// The Wi-Fi profile, only when device conditions are involved.
+    var wifiEnergy: EnergyProfile?
     var inputs: [InputDigest]
     var devices: Int
     var eventsReplayed: Int64
@@ -49,6 +55,7 @@ struct RunManifest: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case schema, tool, version, semantics, parameters, energy, inputs, devices, notes
+        case wifiEnergy = "wifi_energy"
         case eventsReplayed = "events_replayed"
     }
 
@@ -57,7 +64,8 @@ struct RunManifest: Codable, Sendable {
             t.map { Timestamp.format(micros: Int64(($0 * 1_000_000).rounded()), utcOffsetSeconds: 0) }
         }
         version = toolVersion
-        semantics = Evaluator.semanticsVersion
+        // v2 (rule 7) only when conditions played a part: a v1 run's manifest is unchanged.
+        semantics = e.usesConditions ? "v2" : Evaluator.semanticsVersion
         parameters = Parameters(
             policies: options.policies, budgets: options.budgets, tauSeconds: options.tau, topApps: options.topApps,
             devices: options.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
@@ -70,6 +78,11 @@ struct RunManifest: Codable, Sendable {
             replanSeconds: options.planning.replan, replanOnEvent: options.planning.replanOnEvent,
             visibility: options.planning.visibility.rawValue)
         energy = options.energy
+        if e.usesConditions {
+            parameters.constraints = options.constraints.apps
+            parameters.system = options.constraints.system.rawValue
+            wifiEnergy = options.wifiEnergy
+        }
         inputs = e.inputs
         devices = e.summary.first?.metrics.devices ?? 0
         eventsReplayed = e.eventsReplayed

@@ -89,6 +89,10 @@ public final class Ingestor {
                 let insert = try c.prepare(
                     "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms) VALUES (?,?,?,?,?,?,?,?,?,?)")
                 insert.bindInt(1, fileID)
+                // State rows (rare) go through their own statement, so the hot path binds as before.
+                let stateInsert = try c.prepare(
+                    "INSERT INTO event_log(file_id, line, time_us, utc_offset_s, device_id, app_id, kind, network, power, battery, low_power) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+                stateInsert.bindInt(1, fileID)
                 let names = NameResolver(connection: c)
                 var symbolNames: [String] = []
                 var deviceIDs: [Int64] = []
@@ -144,16 +148,20 @@ public final class Ingestor {
                                 appID = try names.id(table: "apps", name: symbolNames[Int(e.app)])
                                 appIDs[Int(e.app)] = appID
                             }
-                            insert.bindInt(2, e.line)
-                            insert.bindInt(3, e.timeMicros)
-                            insert.bindInt(4, Int64(e.utcOffsetSeconds))
-                            insert.bindInt(5, deviceID)
-                            insert.bindInt(6, appID)
-                            insert.bindInt(7, Int64(e.kind.rawValue))
-                            insert.bindInt(8, e.result.map { Int64($0.rawValue) })
-                            insert.bindInt(9, e.bytes)
-                            insert.bindInt(10, e.durationMs)
-                            try insert.run()
+                            if e.kind == .state {
+                                try Self.insertState(e, device: deviceID, app: appID, with: stateInsert)
+                            } else {
+                                insert.bindInt(2, e.line)
+                                insert.bindInt(3, e.timeMicros)
+                                insert.bindInt(4, Int64(e.utcOffsetSeconds))
+                                insert.bindInt(5, deviceID)
+                                insert.bindInt(6, appID)
+                                insert.bindInt(7, Int64(e.kind.rawValue))
+                                insert.bindInt(8, e.result.map { Int64($0.rawValue) })
+                                insert.bindInt(9, e.bytes)
+                                insert.bindInt(10, e.durationMs)
+                                try insert.run()
+                            }
                             if firstID == nil { firstID = c.lastInsertRowID }
                             aggregates.add(e)
                         }
@@ -217,6 +225,22 @@ public final class Ingestor {
     /// Ends the transaction without a change: the file's hash is already in the store.
     private struct AlreadyIngested: Error {
         var result: FileIngestResult
+    }
+
+    /// Inserts a `state` row with its condition columns (the codes of Schema's migration 1 → 2).
+    private static func insertState(_ e: EncodedEvent, device: Int64?, app: Int64, with s: Statement) throws(StoreError) {
+        let c = e.conditions
+        s.bindInt(2, e.line)
+        s.bindInt(3, e.timeMicros)
+        s.bindInt(4, Int64(e.utcOffsetSeconds))
+        s.bindInt(5, device)
+        s.bindInt(6, app)
+        s.bindInt(7, Int64(e.kind.rawValue))
+        s.bindInt(8, c.network.map { Int64($0.rawValue) })
+        s.bindInt(9, c.power.map { Int64($0.rawValue) })
+        s.bindInt(10, c.battery.map { Int64($0) })
+        s.bindInt(11, c.lowPower.map { $0 ? 1 : 0 })
+        try s.run()
     }
 
     private func existingFile(sha256: String) throws(StoreError) -> Bool {

@@ -20,6 +20,8 @@ public struct StoredEvent: Sendable, Hashable {
     public var bytes: Int64?
     /// Duration in ms, when known.
     public var durationMs: Int64?
+    /// What a `state` row sets (empty for every other kind).
+    public var conditions = ConditionChange()
 }
 
 extension Store {
@@ -35,7 +37,7 @@ extension Store {
     /// - Complexity: O(events after `afterID`) read by SQLite, streaming; `body` is called
     ///   only for the matching ones.
     public func scanEvents(afterID: Int64, devices: ClosedRange<Int64>?, _ body: (StoredEvent) throws -> Void) throws {
-        let columns = "SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms FROM event_log"
+        let columns = "SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power FROM event_log"
         let s: Statement
         if let devices {
             s = try connection.prepare(columns + " WHERE id > ? AND (device_id IS NULL OR device_id BETWEEN ? AND ?) ORDER BY id")
@@ -50,7 +52,7 @@ extension Store {
                 id: id, timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
                 device: s.optionalInt(3), app: s.int(4), kind: try kind(s.int(5), row: id),
                 result: try s.optionalInt(6).map { v throws(StoreError) in try result(v, row: id) }, bytes: s.optionalInt(7),
-                durationMs: s.optionalInt(8)))
+                durationMs: s.optionalInt(8), conditions: Self.conditions(s, from: 9)))
         }
     }
 
@@ -84,6 +86,31 @@ extension Store {
             throw .unknownValue(path: path, table: "event_log", row: row, column: "result", value: value)
         }
         return result
+    }
+
+    /// The condition columns `network, power, battery, low_power` starting at column `first`.
+    public static func conditions(_ s: Statement, from first: Int32) -> ConditionChange {
+        ConditionChange(
+            network: s.optionalInt(first).flatMap { NetworkCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
+            power: s.optionalInt(first + 1).flatMap { PowerCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
+            battery: s.optionalInt(first + 2).map { UInt8(clamping: $0) },
+            lowPower: s.optionalInt(first + 3).map { $0 != 0 })
+    }
+
+    /// A device's conditions at an instant: per field, the latest `state` row at or before
+    /// `micros` that set it (unknown when none did).
+    /// - Complexity: four scans of the device's events (no index on device and time).
+    public func conditions(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError) -> DeviceConditions {
+        func latest(_ column: String) -> String {
+            "(SELECT \(column) FROM event_log WHERE device_id = ?1 AND kind = 3 AND \(column) IS NOT NULL AND time_us <= ?2 ORDER BY time_us DESC, id DESC LIMIT 1)"
+        }
+        let s = try connection.prepare(
+            "SELECT \(latest("network")), \(latest("power")), \(latest("battery")), \(latest("low_power"))")
+        try s.bind([.integer(device), .integer(micros)])
+        guard try s.step() else { return .unknown }
+        var c = DeviceConditions.unknown
+        c.apply(Self.conditions(s, from: 0))
+        return c
     }
 
     /// The highest event id (0 for an empty store).

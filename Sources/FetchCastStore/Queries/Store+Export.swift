@@ -1,3 +1,5 @@
+import FetchCastTrace
+
 /// One row of the stable `events` view, as `fetchcast export events` writes it.
 public struct EventRow: Sendable, Hashable {
     /// Unix seconds, UTC (floor of ``timeMicros``).
@@ -8,7 +10,7 @@ public struct EventRow: Sendable, Hashable {
     public var device: String
     /// The app name.
     public var app: String
-    /// `launch`, `fetch` or `publish`.
+    /// `launch`, `fetch`, `publish` or `state`.
     public var event: String
     /// `newData`, `noData`, `failed` or `nil`.
     public var result: String?
@@ -22,6 +24,14 @@ public struct EventRow: Sendable, Hashable {
     public var fileID: Int64
     /// The line of that file.
     public var line: Int64
+    /// `wifi`, `cellular`, `offline` or `nil` (set only by `state` rows).
+    public var network: String?
+    /// `charging`, `battery` or `nil` (set only by `state` rows).
+    public var power: String?
+    /// The battery level in percent, or `nil` (set only by `state` rows).
+    public var battery: Int64?
+    /// `on`, `off` or `nil` (set only by `state` rows).
+    public var lowPower: String?
 }
 
 /// Which rows of the `events` view to read.
@@ -48,7 +58,16 @@ extension Store {
     /// The column names of the `events` view, in order.
     public static let eventColumns = [
         "time_utc", "utc_offset_s", "device", "app", "event", "result", "bytes", "duration_ms", "time_us", "file_id", "line",
+        "network", "power", "battery", "low_power",
     ]
+
+    /// How many of ``eventColumns`` are the condition columns (the last ones).
+    public static let conditionColumnCount = 4
+
+    /// Whether the store holds any `state` row (read from the per-file aggregates).
+    public func hasStateRows() throws(StoreError) -> Bool {
+        try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM file_counts WHERE kind = \(EventKind.state.rawValue))") != 0
+    }
 
     /// Calls `body` for each row of the `events` view that passes `filter`, in time order
     /// (ties by file and line, so the order is deterministic).
@@ -85,7 +104,8 @@ extension Store {
             try body(EventRow(
                 timeUTC: s.int(0), utcOffsetSeconds: s.int(1), device: s.text(2), app: s.text(3), event: s.text(4),
                 result: s.optionalText(5), bytes: s.optionalInt(6), durationMs: s.optionalInt(7), timeMicros: s.int(8),
-                fileID: s.int(9), line: s.int(10)))
+                fileID: s.int(9), line: s.int(10), network: s.optionalText(11), power: s.optionalText(12),
+                battery: s.optionalInt(13), lowPower: s.optionalText(14)))
         }
     }
 }

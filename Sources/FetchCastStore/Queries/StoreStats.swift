@@ -16,6 +16,9 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var launches: Int64
     public var fetches: Int64
     public var publishes: Int64
+    /// `state` rows (device conditions); `nil` when there are none, so that the record of a
+    /// store without them is what it was before they existed.
+    public var states: Int64?
     /// Rows rejected under `--skip-invalid`, over all files.
     public var rejected: Int64
     /// The first and last event instants (ISO 8601, UTC), when there are events.
@@ -29,7 +32,7 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var launchesPerDeviceDay: Double
 
     enum CodingKeys: String, CodingKey {
-        case schema, files, events, devices, apps, launches, fetches, publishes, rejected
+        case schema, files, events, devices, apps, launches, fetches, publishes, states, rejected
         case firstEvent = "first_event"
         case lastEvent = "last_event"
         case activeDeviceDays = "active_device_days"
@@ -53,7 +56,7 @@ extension Store {
         let kinds = try c.prepare("SELECT kind, sum(n) FROM file_counts GROUP BY kind")
         while try kinds.step() { byKind[kinds.int(0)] = kinds.int(1) }
         let devices = try c.scalarInt("SELECT count(DISTINCT device_id) FROM file_counts WHERE device_id IS NOT NULL")
-        let apps = try c.scalarInt("SELECT count(DISTINCT app_id) FROM file_counts")
+        let apps = try c.scalarInt("SELECT count(DISTINCT app_id) FROM file_counts WHERE kind != \(EventKind.state.rawValue)")
         let span = try c.prepare("SELECT min(first_us), max(last_us) FROM file_counts")
         var first: String?, last: String?
         if try span.step(), !span.isNull(0) {
@@ -65,7 +68,8 @@ extension Store {
         return StoreStats(
             files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
             launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
-            publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0, rejected: rejected,
+            publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0,
+            states: byKind[Int64(EventKind.state.rawValue)], rejected: rejected,
             firstEvent: first, lastEvent: last, activeDeviceDays: deviceDays,
             launchesPerDeviceDay: deviceDays > 0 ? Double(launches) / Double(deviceDays) : 0)
     }

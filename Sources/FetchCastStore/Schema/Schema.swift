@@ -5,7 +5,7 @@
 /// store at the same moment cannot both create it.
 enum Schema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
     /// The statements that bring a store from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -74,6 +74,37 @@ enum Schema {
             e.time_us AS time_us,
             e.file_id AS file_id,
             e.line AS line
+        FROM event_log e
+        LEFT JOIN devices d ON d.id = e.device_id
+        JOIN apps a ON a.id = e.app_id;
+        """,
+        // 1 → 2: device conditions. A `state` row (kind 3, the empty app) fills any of the four
+        // new nullable columns; every other row leaves them NULL. The view gains them after its
+        // v1 columns, and names kind 3 'state'. Codes: network 0 wifi, 1 cellular, 2 offline;
+        // power 0 charging, 1 battery; battery 0–100; low_power 1 on, 0 off.
+        """
+        ALTER TABLE event_log ADD COLUMN network INTEGER;
+        ALTER TABLE event_log ADD COLUMN power INTEGER;
+        ALTER TABLE event_log ADD COLUMN battery INTEGER;
+        ALTER TABLE event_log ADD COLUMN low_power INTEGER;
+        DROP VIEW events;
+        CREATE VIEW events AS
+        SELECT
+            CASE WHEN e.time_us >= 0 THEN e.time_us / 1000000 ELSE (e.time_us - 999999) / 1000000 END AS time_utc,
+            e.utc_offset_s AS utc_offset_s,
+            COALESCE(d.name, '') AS device,
+            a.name AS app,
+            CASE e.kind WHEN 0 THEN 'launch' WHEN 1 THEN 'fetch' WHEN 2 THEN 'publish' ELSE 'state' END AS event,
+            CASE e.result WHEN 0 THEN 'newData' WHEN 1 THEN 'noData' WHEN 2 THEN 'failed' END AS result,
+            e.bytes AS bytes,
+            e.duration_ms AS duration_ms,
+            e.time_us AS time_us,
+            e.file_id AS file_id,
+            e.line AS line,
+            CASE e.network WHEN 0 THEN 'wifi' WHEN 1 THEN 'cellular' WHEN 2 THEN 'offline' END AS network,
+            CASE e.power WHEN 0 THEN 'charging' WHEN 1 THEN 'battery' END AS power,
+            e.battery AS battery,
+            CASE e.low_power WHEN 1 THEN 'on' WHEN 0 THEN 'off' END AS low_power
         FROM event_log e
         LEFT JOIN devices d ON d.id = e.device_id
         JOIN apps a ON a.id = e.app_id;

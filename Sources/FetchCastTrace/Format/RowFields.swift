@@ -10,20 +10,23 @@ struct RowFields {
         var present: Bool
     }
 
-    /// Fixed storage for the seven columns, allocated once per reader: the hot loop writes
+    /// How many columns there are.
+    static let columnCount = TraceColumn.allCases.count
+
+    /// Fixed storage for the columns, allocated once per reader: the hot loop writes
     /// through this pointer without copy-on-write or exclusivity checks.
     let slots: UnsafeMutablePointer<Slot>
 
     init() {
-        slots = UnsafeMutablePointer<Slot>.allocate(capacity: 7)
-        slots.initialize(repeating: Slot(start: nil, count: 0, column: 0, present: false), count: 7)
+        slots = UnsafeMutablePointer<Slot>.allocate(capacity: Self.columnCount)
+        slots.initialize(repeating: Slot(start: nil, count: 0, column: 0, present: false), count: Self.columnCount)
     }
 
     func deallocate() { slots.deallocate() }
 
     @inline(__always)
     func reset() {
-        for i in 0..<7 { slots[i] = Slot(start: nil, count: 0, column: 0, present: false) }
+        for i in 0..<Self.columnCount { slots[i] = Slot(start: nil, count: 0, column: 0, present: false) }
     }
 
     @inline(__always)
@@ -85,7 +88,7 @@ enum RowDecoder {
     /// Builds the event of a row.
     @inline(__always)
     static func decode(_ f: RowFields, line: Int64, symbols: SymbolTable, options: TraceOptions) throws(RowProblem) -> EncodedEvent {
-        if f.count(.time) == 0 || f.count(.app) == 0 || f.count(.event) == 0 {
+        if f.count(.time) == 0 || f.count(.event) == 0 || (f.count(.app) == 0 && !equals(f.bytes(.event), "state")) {
             let c: TraceColumn = f.count(.time) == 0 ? .time : (f.count(.app) == 0 ? .app : .event)
             throw RowProblem(column: max(f.column(c), 1), problem: .emptyValue(column: c.name, expected: expectation(c)))
         }
@@ -94,9 +97,10 @@ enum RowDecoder {
         if equals(kindBytes, "launch") { kind = .launch }
         else if equals(kindBytes, "fetch") { kind = .fetch }
         else if equals(kindBytes, "publish") { kind = .publish }
+        else if equals(kindBytes, "state") { kind = .state }
         else {
             throw RowProblem(column: f.column(.event), problem: .badValue(
-                column: "event", value: text(kindBytes), expected: "launch, fetch or publish"))
+                column: "event", value: text(kindBytes), expected: "launch, fetch, publish or state"))
         }
         let parsed: Timestamp.Parsed
         do {
@@ -122,6 +126,10 @@ enum RowDecoder {
             throw RowProblem(column: max(f.column(.result), 1), problem: .emptyValue(
                 column: "result", expected: "newData, noData or failed on every fetch event"))
         }
+        var conditions = ConditionChange()
+        if kind == .state || f.count(.network) | f.count(.power) | f.count(.battery) | f.count(.lowPower) != 0 {
+            conditions = try ConditionFields.decode(f, kind: kind)
+        }
         let deviceBytes = f.bytes(.device)
         let device: Int32
         if deviceBytes.count == 0 {
@@ -140,7 +148,7 @@ enum RowDecoder {
         let duration = try integer(f, .durationMs)
         return EncodedEvent(
             timeMicros: parsed.micros, utcOffsetSeconds: parsed.utcOffsetSeconds, device: device, app: app,
-            kind: kind, result: result, bytes: bytes, durationMs: duration, line: line)
+            kind: kind, result: result, bytes: bytes, durationMs: duration, line: line, conditions: conditions)
     }
 
     /// Refuses an id holding a control character (U+0000–U+001F, U+007F): a NUL would cut the
@@ -172,7 +180,7 @@ enum RowDecoder {
         switch c {
         case .time: return Timestamp.expectedForm
         case .app: return "an app id such as com.example.news"
-        case .event: return "launch, fetch or publish"
+        case .event: return "launch, fetch, publish or state"
         default: return "a value"
         }
     }

@@ -1,6 +1,8 @@
 /// The columns (CSV) or keys (JSON Lines) of the trace format.
 public enum TraceColumn: Int, Sendable, CaseIterable {
     case time, device, app, event, result, bytes, durationMs
+    /// The device conditions only a `state` row may fill.
+    case network, power, battery, lowPower
 
     /// The name in a header or as a JSON key.
     public var name: String {
@@ -12,6 +14,10 @@ public enum TraceColumn: Int, Sendable, CaseIterable {
         case .result: "result"
         case .bytes: "bytes"
         case .durationMs: "duration_ms"
+        case .network: "network"
+        case .power: "power"
+        case .battery: "battery"
+        case .lowPower: "low_power"
         }
     }
 
@@ -24,8 +30,15 @@ public enum TraceColumn: Int, Sendable, CaseIterable {
         self = match
     }
 
-    /// The columns in the order the canonical header lists them.
+    /// Whether only a `state` row may fill the column.
+    public var isCondition: Bool { rawValue >= TraceColumn.network.rawValue }
+
+    /// The columns in the order the canonical header lists them (without the condition
+    /// columns, which a trace without `state` rows does not need).
     public static let header = "time,device,app,event,result,bytes,duration_ms"
+
+    /// The canonical header with the condition columns.
+    public static let headerWithConditions = header + ",network,power,battery,low_power"
 }
 
 /// The text form of a trace.

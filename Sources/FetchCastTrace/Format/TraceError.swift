@@ -49,6 +49,8 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case emptyValue(column: String, expected: String)
         case badJSON(String)
         case outOfOrder(device: String, previous: String, current: String)
+        /// A `state` row that fills none of `network`, `power`, `battery`, `low_power`.
+        case stateSetsNothing
     }
 
     /// A one-line message: `FILE:LINE:COLUMN: what is wrong (what was expected)`.
@@ -84,15 +86,15 @@ extension TraceError.Problem {
             let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
             return "the line is longer than \(size) (expected one event per line; is this a trace file?)"
         case .missingColumn(let name):
-            return "the header has no '\(name)' column (expected the columns time,device,app,event and optionally result,bytes,duration_ms)"
+            return "the header has no '\(name)' column (expected the columns time,device,app,event and optionally result,bytes,duration_ms,network,power,battery,low_power)"
         case .unknownColumn(let name):
-            return "unknown column '\(name)' in the header (expected only time,device,app,event,result,bytes,duration_ms)"
+            return "unknown column '\(name)' in the header (expected only time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power)"
         case .duplicateColumn(let name):
             return "column '\(name)' appears twice in the header (expected each column once)"
         case .missingKey(let name):
-            return "the record has no '\(name)' key (expected the keys time, device, app, event and optionally result, bytes, duration_ms)"
+            return "the record has no '\(name)' key (expected the keys time, device, app, event and optionally result, bytes, duration_ms, network, power, battery, low_power)"
         case .unknownKey(let name):
-            return "unknown key '\(name)' in the record (expected only the keys time, device, app, event, result, bytes, duration_ms)"
+            return "unknown key '\(name)' in the record (expected only the keys time, device, app, event, result, bytes, duration_ms, network, power, battery, low_power)"
         case .duplicateKey(let name):
             return "key '\(name)' appears twice in the record (expected each key once)"
         case .controlCharacter(let column, let value, let scalar):
@@ -113,6 +115,8 @@ extension TraceError.Problem {
             return "\(detail) (expected one flat JSON object per line with keys time, device, app, event)"
         case .outOfOrder(let device, let previous, let current):
             return "events of device '\(device)' go back in time from \(previous) to \(current) (expected each device's events in time order; sort the trace by time)"
+        case .stateSetsNothing:
+            return "the state row sets none of network, power, battery, low_power (expected at least one of them on a state event, or another event)"
         }
     }
 }

@@ -80,6 +80,8 @@ extension FetchCast {
         @Flag(help: "No summary table on stderr.")
         var quiet = false
 
+        @OptionGroup var conditions: ConstraintOptions
+
         func validate() throws {
             let names = policyList
             guard !names.isEmpty else { throw ValidationError("--policies needs at least one policy, e.g. interval,oracle.") }
@@ -141,6 +143,7 @@ extension FetchCast {
             let evaluation: Evaluation
             do {
                 options.energy = try EnergyProfile.load(energy)
+                options.constraints = try conditions.load()
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
                 options.planning = PlanningOptions(
@@ -169,14 +172,20 @@ extension FetchCast {
             if showProgress { err.write("\r\u{1B}[2K") }
             guard !quiet else { return }
             for note in evaluation.notes { print("note: \(note)", to: &err) }
-            let header = ["policy", "budget", "devices", "device_days", "needy", "hit_rate", "fresh_ratio", "fetches/dd", "wakeups/dd", "J/dd", "staleness_min"]
+            let extra = evaluation.usesConditions ? ["battery_J/dd", "cellular/dd", "blocked"] : []
+            let header = ["policy", "budget", "devices", "device_days", "needy", "hit_rate", "fresh_ratio", "fetches/dd", "wakeups/dd", "J/dd", "staleness_min"] + extra
             let rows = evaluation.summary.map { r -> [String] in
                 let m = r.metrics
+                let conditionValues = extra.isEmpty ? [] : [
+                    CSVField.fixed(m.perDeviceDay(m.batteryJoules), decimals: 1),
+                    CSVField.fixed(m.perDeviceDay(Double(m.cellularFetches)), decimals: 2), String(m.blockedFetches),
+                ]
                 return [r.policy, Self.budget(r.budget), String(m.devices), CSVField.fixed(m.deviceDays, decimals: 1),
                         String(m.needyLaunches), CSVField.fixed(m.hitRate, decimals: 3), CSVField.fixed(m.freshRatio, decimals: 3),
                         CSVField.fixed(m.perDeviceDay(Double(m.fetches)), decimals: 2),
                         CSVField.fixed(m.perDeviceDay(Double(m.wakeups)), decimals: 2),
                         CSVField.fixed(m.perDeviceDay(m.joules), decimals: 1), CSVField.fixed(m.meanStalenessMinutes, decimals: 1)]
+                    + conditionValues
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
             print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)

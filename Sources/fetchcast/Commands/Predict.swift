@@ -40,6 +40,8 @@ extension FetchCast {
         @Option(help: "Output format: table, json (JSON Lines) or csv.")
         var format: TabularFormat = .table
 
+        @OptionGroup var conditions: ConstraintOptions
+
         func validate() throws {
             if let at, at != "now", Timestamp.parseArgument(at) == nil {
                 throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
@@ -53,6 +55,7 @@ extension FetchCast {
 
         func run() throws {
             let s = try store.open(create: false)
+            let constraints = try conditions.load()
             var predictions: [Prediction] = []
             do {
                 let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
@@ -60,6 +63,7 @@ extension FetchCast {
                     device: device, at: start,
                     notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
                 request.apps = app
+                request.constraints = constraints
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false
                 let repository = ModelRepository(store: s)

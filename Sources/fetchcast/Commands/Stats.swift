@@ -29,7 +29,7 @@ extension FetchCast {
             case .json:
                 print(JSON.encode(stats), to: &out)
             case .table:
-                let rows: [(String, String)] = [
+                var rows: [(String, String)] = [
                     ("store", store.path),
                     ("files", String(stats.files)),
                     ("events", String(stats.events)),
@@ -44,6 +44,7 @@ extension FetchCast {
                     ("days with launches (device-days)", String(stats.activeDeviceDays)),
                     ("launches per day with launches", CSVField.fixed(stats.launchesPerDeviceDay, decimals: 1)),
                 ]
+                if let states = stats.states { rows.insert(("  states", String(states)), at: 6) }
                 let width = rows.map(\.0.count).max() ?? 0
                 for (k, v) in rows {
                     print(k + String(repeating: " ", count: width - k.count + 2) + v, to: &out)

@@ -28,6 +28,12 @@ struct Trace {
         add(device, app, .publish, s)
     }
 
+    mutating func state(_ change: ConditionChange, at s: Double, device: String = "d1") {
+        events.append(TraceEvent(
+            timeMicros: Int64((at(s) * 1_000_000).rounded()), utcOffsetSeconds: offset, device: device, app: "",
+            kind: .state, conditions: change))
+    }
+
     private mutating func add(_ device: String, _ app: String, _ kind: EventKind, _ s: Double, result: FetchResult? = nil) {
         events.append(TraceEvent(
             timeMicros: Int64((at(s) * 1_000_000).rounded()), utcOffsetSeconds: offset, device: device, app: app,
@@ -79,19 +85,18 @@ extension Evaluation {
 /// Runs a trace in memory with detail records.
 func evaluate(
     _ trace: Trace, policies: [String] = ["none"], budgets: [Double] = [24], tau: Double = 1800, topApps: Int = 5,
-    registry: PolicyRegistry = .standard, threads: Int = 1
+    registry: PolicyRegistry = .standard, threads: Int = 1, constraints: FetchConstraints = .none
 ) throws -> Evaluation {
-    try Evaluator.evaluate(
-        .events(trace.events),
-        options: EvaluationOptions(policies: policies, budgets: budgets, tau: tau, topApps: topApps, threads: threads),
-        registry: registry, collectDetail: true)
+    var options = EvaluationOptions(policies: policies, budgets: budgets, tau: tau, topApps: topApps, threads: threads)
+    options.constraints = constraints
+    return try Evaluator.evaluate(.events(trace.events), options: options, registry: registry, collectDetail: true)
 }
 
 /// A registry with a scripted policy whose fetch times are seconds after local midnight.
 func scripted(_ trace: Trace, _ fetches: [(Double, String)]) -> PolicyRegistry {
     var r = PolicyRegistry.standard
     // Canonical ids are the ranks of the names in byte order among every app of the trace.
-    let sorted = Set(trace.events.map(\.app)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    let sorted = Set(trace.events.filter { $0.kind != .state }.map(\.app)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     let plan = fetches.map { (time: trace.at($0.0), app: Int32(sorted.firstIndex(of: $0.1)!)) }
     r.register("scripted") { _ in ScriptedPolicy(plan: plan) }
     return r

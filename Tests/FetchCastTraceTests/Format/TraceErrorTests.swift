@@ -44,7 +44,7 @@ private let t = "2013-11-09T22:36:45Z"
 struct TraceErrorTests {
     static let csvCases: [BadInput] = [
         // Rows (line 2). Columns are 1-based bytes: "T,d1,com.a," is 31 bytes.
-        BadInput("bad event", header + "\(t),d1,com.a,open,,,\n", line: 2, column: 31, "badValue", mentions: "invalid event 'open' (expected launch, fetch or publish)"),
+        BadInput("bad event", header + "\(t),d1,com.a,open,,,\n", line: 2, column: 31, "badValue", mentions: "invalid event 'open' (expected launch, fetch, publish or state)"),
         BadInput("fetch without result", header + "\(t),d1,com.a,fetch,,,\n", line: 2, column: 37, "emptyValue", mentions: "the result is empty"),
         BadInput("fetch without a result column", "time,device,app,event\n\(t),d1,com.a,fetch\n", line: 2, column: 1, "emptyValue", mentions: "the result is empty"),
         BadInput("unknown result", header + "\(t),d1,com.a,fetch,maybe,,\n", line: 2, column: 37, "badValue", mentions: "invalid result 'maybe'"),

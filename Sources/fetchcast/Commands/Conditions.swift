@@ -1,0 +1,119 @@
+import ArgumentParser
+import FetchCastTrace
+
+extension FetchCast {
+    struct Conditions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Device conditions (network, power, battery, Low Power Mode) for traces that have none.",
+            subcommands: [Generate.self])
+    }
+}
+
+extension FetchCast.Conditions {
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Overlay a seeded, plausible layer of state rows on a launch trace.",
+            discussion: """
+                Per device: overnight charging on home Wi-Fi in its quietest hours (by launches), \
+                home Wi-Fi most evenings before them, cellular days with Wi-Fi and offline spells, \
+                a battery that drains with time and launches and charges back, Low Power Mode \
+                below --low-power-below. Writes the input's events and the new state rows as CSV \
+                with the network,power,battery,low_power columns (gzip when FILE ends in .gz). The \
+                same seed, flags and input give byte-identical output. The model is described in \
+                docs/evaluation.md ("Generated conditions"). Holds the trace in memory; the bundled \
+                sample takes well under a second.
+                """)
+
+        @Argument(help: ArgumentHelp("The launch trace (CSV or JSON Lines, gzip or plain; - for stdin).", valueName: "trace"))
+        var trace: String
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz).", valueName: "file"))
+        var out = "-"
+
+        @Option(help: "The generator's seed.")
+        var seed: UInt64 = 1
+        @Option(help: "Simulation step in minutes (conditions change only at steps).")
+        var stepMinutes = 5
+        @Option(help: "Length of the overnight window (charging, home Wi-Fi), placed at each device's quietest hours.")
+        var nightHours = 7
+        @Option(help: "Hours at home before the night window.")
+        var eveningHours = 4
+        @Option(help: "Chance of home Wi-Fi on an evening.")
+        var eveningWifiProbability = 0.85
+        @Option(help: "Chance, each daytime hour, that a Wi-Fi spell begins.")
+        var daytimeWifiProbability = 0.2
+        @Option(help: "Mean length of a daytime Wi-Fi spell, minutes.")
+        var daytimeWifiMinutes = 60.0
+        @Option(help: "Chance, each daytime hour, that an offline spell begins.")
+        var offlineProbability = 0.02
+        @Option(help: "Mean length of an offline spell, minutes.")
+        var offlineMinutes = 20.0
+        @Option(help: "Latest plug-in after the night starts and earliest unplug before it ends, minutes.")
+        var plugJitterMinutes = 60.0
+        @Option(help: "Battery percent at each device's first event.")
+        var startBattery = 80.0
+        @Option(help: "Battery percent drained per hour on battery.")
+        var drainPerHour = 1.5
+        @Option(help: "Extra battery percent drained per launch.")
+        var drainPerLaunch = 0.4
+        @Option(help: "Battery percent gained per hour while charging.")
+        var chargePerHour = 40.0
+        @Option(help: "Plug in for a daytime top-up below this battery percent.")
+        var topUpBelow = 12.0
+        @Option(help: "Length of a daytime top-up, minutes.")
+        var topUpMinutes = 60.0
+        @Option(help: "Low Power Mode may come on below this battery percent.")
+        var lowPowerBelow = 20.0
+        @Option(help: "Chance that the user turns Low Power Mode on when offered.")
+        var lowPowerProbability = 0.6
+        @Option(help: "Report the battery when it moved this many points.")
+        var batteryStep = 5
+
+        var options: OverlayOptions {
+            var o = OverlayOptions()
+            o.seed = seed
+            o.stepMinutes = stepMinutes
+            o.nightHours = nightHours
+            o.eveningHours = eveningHours
+            o.eveningWifiProbability = eveningWifiProbability
+            o.daytimeWifiProbability = daytimeWifiProbability
+            o.daytimeWifiMinutes = daytimeWifiMinutes
+            o.offlineProbability = offlineProbability
+            o.offlineMinutes = offlineMinutes
+            o.plugJitterMinutes = plugJitterMinutes
+            o.startBattery = startBattery
+            o.drainPerHour = drainPerHour
+            o.drainPerLaunch = drainPerLaunch
+            o.chargePerHour = chargePerHour
+            o.topUpBelow = topUpBelow
+            o.topUpMinutes = topUpMinutes
+            o.lowPowerBelow = lowPowerBelow
+            o.lowPowerProbability = lowPowerProbability
+            o.batteryStep = batteryStep
+            return o
+        }
+
+        func validate() throws {
+            if let problem = options.problem { throw ValidationError(problem + ".") }
+        }
+
+        func run() throws {
+            var err = FileSink.standardError()
+            let summary: ConditionOverlay.Summary
+            do {
+                if out.hasSuffix(".gz") {
+                    var sink = try GzipSink(path: out)
+                    summary = try ConditionOverlay.overlay(input: trace, to: &sink, options: options)
+                    guard sink.finish() else { throw FetchCast.fail("\(out): cannot write the file") }
+                } else {
+                    var sink = out == "-" ? FileSink.standardOutput() : try FileSink(path: out)
+                    summary = try ConditionOverlay.overlay(input: trace, to: &sink, options: options)
+                    try FetchCast.finish(sink)
+                }
+            } catch let error as TraceError {
+                throw FetchCast.fail(error.description)
+            }
+            print("\(out): \(summary.events) events and \(summary.states) state rows for \(summary.devices) devices (seed \(seed))", to: &err)
+        }
+    }
+}
