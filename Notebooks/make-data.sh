@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 out=Notebooks/data
 rm -rf "$out"
 mkdir -p "$out/evaluate" "$out/evaluate-detail" "$out/calibration" \
-    "$out/frontier-device" "$out/frontier-device-hourly" "$out/frontier-app"
+    "$out/frontier-device" "$out/frontier-device-hourly" "$out/frontier-app" "$out/conditions"
 sample=Data/ubiqlog-sample.csv.gz
 publish=Data/news-publish-excerpt.csv.gz
 
@@ -66,6 +66,12 @@ fc evaluate "$sample" --policies planned --replan 1h --replan-on-event --visibil
 for run in frontier-device frontier-device-hourly frontier-app; do
     cp "$tmp/$run/summary.csv" "$tmp/$run/run.json" "$out/$run/"
 done
+
+echo "== freshness-vs-energy: device conditions, condition-aware and -blind learned" >&2
+# The sample with its generated state layer (Data/README.md): battery joules against hit rate.
+fc evaluate Data/ubiqlog-sample-conditions.csv.gz --policies interval,hourly,learned,learned-blind,oracle \
+    --budgets 6,12,24,48,96 --out "$tmp/conditions" 2>/dev/null
+cp "$tmp/conditions/summary.csv" "$out/conditions/"
 
 echo "== calibration: fit on each device's first 21 days, score on the rest" >&2
 python3 Notebooks/split-trace.py "$sample" 21 "$tmp/train.csv.gz" "$out/calibration/split.csv"

@@ -18,6 +18,9 @@ import Foundation
 /// ``BudgetPacer`` bar (best first, at most ⌊budget⌋ a local day, never the same app within
 /// the minimum interval), and lets apps worth at least
 /// ``SchedulerConfiguration/coalesceFraction`` of the bar (0.75 by default) join the same wakeup.
+/// Told the device's conditions (`state` rows), it asks
+/// ``SchedulerConfiguration/cellularBarFactor`` × the bar of a wakeup it would start on a
+/// metered network on battery.
 public struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
     public private(set) var model: DeviceModel
@@ -37,6 +40,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var averageRates: [Int32: (at: Double, rate: Double)] = [:]
     /// How this device's outcomes compared with the values so far, per app.
     var calibration: ValueCalibration
+    /// The device's conditions, once a `state` row said anything (`nil` before, and always
+    /// when the configuration is not condition-aware: the policy then decides as a
+    /// condition-blind one).
+    var conditions: DeviceConditions?
 
     /// Creates a policy.
     /// - Parameters:
@@ -54,8 +61,11 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
-    public init(context: DeviceContext, model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none) {
+    public init(
+        context: DeviceContext, model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none, conditionAware: Bool = true
+    ) {
         var scheduler = SchedulerConfiguration(budget: context.budget)
+        scheduler.conditionAware = conditionAware
         scheduler.minimumInterval = min(scheduler.minimumInterval, context.tau)
         var modelConfiguration = model
         modelConfiguration.tau = context.tau
@@ -81,6 +91,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
+    }
+
+    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double) {
+        if configuration.conditionAware { self.conditions = conditions }
     }
 
     public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
@@ -162,11 +176,14 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         }
         candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
+        // Starting a radio wakeup on a metered network on battery costs the battery most: the
+        // lead fetch must clear a higher bar there (joins ride the lead's wakeup, as before).
+        let leadBar = conditions.map { configuration.barFactor($0) * bar } ?? bar
         var taken = 0
         var lead: Int32?
         for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
-            guard c.value >= bar || joins else { break }
+            guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
             fetches.append(PlannedFetch(app: c.app, reason: lead.map { joins && c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
             lastFetch[c.app] = t
             fetchesToday += 1

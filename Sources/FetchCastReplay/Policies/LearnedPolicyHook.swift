@@ -12,9 +12,13 @@ enum LearnedPolicyHook {
     /// Builds the policy for one device, shrunk toward a population learned from traces (a
     /// device that is part of that population gets a prior from the others only), or toward
     /// the generic prior without one.
-    static func factory(population: PopulationSample?) -> PolicyFactory {
+    ///
+    /// `conditionAware: false` builds `learned-blind`: the same policy deaf to `state` rows,
+    /// the condition-blind reference `learned` is measured against on traces with conditions.
+    static func factory(population: PopulationSample?, conditionAware: Bool = true) -> PolicyFactory {
         { context in
-            LearnedPolicy(context: context, prior: population?.prior(for: context.device, appNames: context.appNames) ?? .none)
+            LearnedPolicy(context: context, prior: population?.prior(for: context.device, appNames: context.appNames) ?? .none,
+                          conditionAware: conditionAware)
         }
     }
 }

@@ -47,7 +47,7 @@ public struct PolicyRegistry: Sendable {
     public init() {}
 
     /// The standard policies: `none`, `interval`, `oracle`, `hourly`, `weekly`, `learned`,
-    /// `planned` (replanning every hour, visibility `device`), with the generic prior.
+    /// `learned-blind` (`learned` deaf to device conditions), `planned` (replanning every hour, visibility `device`), with the generic prior.
     public static var standard: PolicyRegistry { standard(population: nil) }
 
     /// The standard policies, `learned` and `planned` shrunk toward a population learned from
@@ -63,6 +63,8 @@ public struct PolicyRegistry: Sendable {
             return PerAppPolicy(apps: apps, policies: apps.map { WeeklyPolicy(app: $0, tau: context.tau) })
         }
         r.register("learned", note: LearnedPolicyHook.note, factory: LearnedPolicyHook.factory(population: population))
+        r.register("learned-blind", note: LearnedPolicyHook.note,
+                   factory: LearnedPolicyHook.factory(population: population, conditionAware: false))
         r.register("planned", cap: planning.visibility == .app ? .perApp : .device,
                    factory: PlannedPolicyHook.factory(population: population, planning: planning))
         return r

@@ -25,7 +25,7 @@ extension FetchCast {
         @Argument(help: ArgumentHelp("Trace files (- reads standard input); none reads the store.", valueName: "trace"))
         var traces: [String] = []
 
-        @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, weekly, learned, planned.", valueName: "list"))
+        @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, weekly, learned, learned-blind, planned.", valueName: "list"))
         var policies = "none,interval,oracle,hourly,learned"
 
         @Option(help: ArgumentHelp("Daily fetch budgets per device, comma-separated.", valueName: "list"))

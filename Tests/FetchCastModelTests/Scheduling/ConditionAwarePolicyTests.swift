@@ -1,0 +1,48 @@
+import FetchCastModel
+import FetchCastTrace
+import Testing
+
+/// The live policy told the device's conditions: a higher bar for a wakeup it would start on
+/// a metered network on battery, the condition-blind decisions everywhere else.
+struct ConditionAwarePolicyTests {
+    let apps: [Int32] = [0, 1, 2, 3, 4, 5]
+
+    func run(_ conditions: DeviceConditions?, seed: UInt64, factor: Double = 1.15, aware: Bool = true) -> [MadeFetch] {
+        let events = habitTrace(seed: seed)
+        var configuration = SchedulerConfiguration(budget: 24)
+        configuration.cellularBarFactor = factor
+        configuration.conditionAware = aware
+        var policy = LearnedPolicy(apps: apps, model: DeviceModel(), configuration: configuration, prior: .none)
+        if let conditions { policy.observeConditions(conditions, at: events[0].time - 1) }
+        return drive(&policy, events: events, until: events.last!.time + 86_400)
+    }
+
+    static let cellular = DeviceConditions(network: .cellular, power: .battery)
+
+    @Test(arguments: [31 as UInt64, 32, 33])
+    func onWiFiOrChargingItDecidesAsBlind(seed: UInt64) {
+        let blind = run(nil, seed: seed)
+        #expect(!blind.isEmpty)
+        #expect(run(DeviceConditions(network: .wifi, power: .battery), seed: seed) == blind)
+        #expect(run(DeviceConditions(network: .cellular, power: .charging), seed: seed) == blind)
+    }
+
+    @Test(arguments: [31 as UInt64, 32, 33])
+    func onCellularItStartsFewerWakeups(seed: UInt64) {
+        let blind = run(nil, seed: seed)
+        let cellular = run(Self.cellular, seed: seed)
+        #expect(cellular.count < blind.count, "\(cellular.count) fetches on cellular against \(blind.count) blind")
+        // The factor is the only difference: at 1 the decisions are the blind ones, and a bar
+        // no value clears starts no wakeup at all.
+        #expect(run(Self.cellular, seed: seed, factor: 1) == blind)
+        #expect(run(Self.cellular, seed: seed, factor: 1e9).isEmpty)
+    }
+
+    @Test func unknownNetworkCountsAsCellular() {
+        #expect(run(DeviceConditions(battery: 80), seed: 34) == run(Self.cellular, seed: 34))
+    }
+
+    @Test func aBlindPolicyIgnoresConditions() {
+        #expect(run(Self.cellular, seed: 35, aware: false) == run(nil, seed: 35))
+    }
+}
