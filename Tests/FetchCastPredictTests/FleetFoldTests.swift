@@ -23,7 +23,7 @@ struct FleetFoldTests {
         repository.foldBatchSize = 2  // several batches, each re-reading the publishes to every device
         let snapshot = try repository.refresh()
 
-        let (learner, names) = try PriorBuilder.learn(
+        let (learner, names, _) = try PriorBuilder.learn(
             traces: [sample], devices: nil, tau: ModelConfiguration().tau, options: TraceOptions())
         // App ids differ (the store's `apps.id`, the trace's symbols): renumber by name.
         var storeApp: [String: Int32] = [:]
@@ -44,7 +44,7 @@ struct FleetFoldTests {
 /// The indexed leave-one-out prior is the plain one, bit for bit.
 struct PopulationIndexTests {
     @Test func indexedPriorsEqualThePlainOnesOnTheSample() throws {
-        let (learner, names) = try PriorBuilder.learn(
+        let (learner, names, _) = try PriorBuilder.learn(
             traces: [sample], devices: nil, tau: ModelConfiguration().tau, options: TraceOptions())
         let name: (Int32) -> String = { names[Int($0)] }
         var sums = PopulationSums()

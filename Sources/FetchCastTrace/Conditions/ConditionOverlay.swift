@@ -38,7 +38,7 @@ public enum ConditionOverlay {
         input: String, to output: inout Out, options: OverlayOptions, trace: TraceOptions = TraceOptions()
     ) throws(TraceError) -> Summary {
         let symbols = SymbolTable()
-        let reader = try TraceReader(path: input, symbols: symbols, options: trace, hashing: false)
+        let reader = try TraceReader(path: input, symbols: symbols, options: trace)
         var events: [EncodedEvent] = []
         while try reader.next(into: &events) {}
         if let state = events.first(where: { $0.kind == .state }) {
