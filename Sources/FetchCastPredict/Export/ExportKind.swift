@@ -11,11 +11,12 @@ public enum ExportKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// The fetches `fetchcast predict` would plan over a window.
     case predictions
 
-    /// The column names, in order.
+    /// The column names, in order (for `events`, without the condition columns, which are
+    /// appended when the store holds `state` rows).
     public var columns: [String] {
         switch self {
         case .events:
-            return FetchCastStore.Store.eventColumns
+            return Array(FetchCastStore.Store.eventColumns.dropLast(FetchCastStore.Store.conditionColumnCount))
         case .model:
             return ["device", "app", "weekday", "hour", "launch_probability", "session_rate_per_hour",
                     "new_data_rate_per_hour", "observed_hours", "sessions"]

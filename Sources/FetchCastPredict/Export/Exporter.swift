@@ -32,7 +32,7 @@ public enum Exporter {
         // The events of a store without state rows keep their v1 columns, byte for byte.
         let withConditions = try request.kind == .events && store.hasStateRows()
         var columns = request.kind.columns
-        if request.kind == .events && !withConditions { columns.removeLast(Store.conditionColumnCount) }
+        if withConditions { columns += Store.eventColumns.suffix(Store.conditionColumnCount) }
         var writer = ExportWriter<Out>(columns: columns, format: request.format)
         switch request.kind {
         case .events:
