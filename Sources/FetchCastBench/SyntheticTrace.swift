@@ -6,21 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// SplitMix64: a small, fast, seeded generator so generated traces are reproducible.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    /// Creates a generator from a seed.
-    public init(seed: UInt64) { state = seed }
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Writes a synthetic gzip CSV trace of a given size for benchmarks: devices with daily
 /// routines over a set of apps, launches and fetch results, in time order.
 public enum SyntheticTrace {
@@ -45,7 +30,7 @@ public enum SyntheticTrace {
     /// - Complexity: O(rows).
     public static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
         let out = try GzipSink(path: path)
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         out.write(TraceColumn.header + "\n")
         let start: Int64 = 1_700_000_000
         let span = Int64(max(rows / max(devices, 1), 1)) * 900  // ~one event per device per 15 min
