@@ -99,7 +99,7 @@ public enum ModelUpdateBenchmark {
     /// of the last `window` events.
     public static func run<Log: TextOutputStream>(checkpoints: [Int], window: Int = 200_000, log: inout Log) -> [(events: Int, nanosPerEvent: Double)] {
         var model = DeviceModel()
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         var t = 1_700_000_000.0
         var results: [(Int, Double)] = []
         var done = 0
@@ -124,7 +124,7 @@ public enum ModelUpdateBenchmark {
     }
 
     @inline(__always)
-    static func step(_ model: inout DeviceModel, _ t: inout Double, _ rng: inout SplitMix64) {
+    static func step(_ model: inout DeviceModel, _ t: inout Double, _ rng: inout SeededGenerator) {
         t += Double(rng.next() % 1200)
         let r = rng.next()
         let app = Int32(r % 40)

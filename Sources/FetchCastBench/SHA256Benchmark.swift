@@ -27,28 +27,26 @@ public enum SHA256Benchmark {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: state >> 56)
         }
+        /// Hashes `bytes` in 256 KiB chunks and returns the digest and the seconds it took.
+        func time(_ update: (UnsafeRawBufferPointer) -> Void, _ digest: () -> String) -> (String, Double) {
+            let started = WallClock.monotonic()
+            bytes.withUnsafeBytes { all in
+                for chunk in stride(from: 0, to: all.count, by: 1 << 18) {
+                    update(UnsafeRawBufferPointer(rebasing: all[chunk..<min(chunk + (1 << 18), all.count)]))
+                }
+            }
+            let hex = digest()
+            return (hex, WallClock.monotonic() - started)
+        }
         var best = (crypto: Double.infinity, hand: Double.infinity)
         var digests = (crypto: "", hand: "")
         for _ in 0..<max(repeats, 1) {
-            var started = WallClock.monotonic()
             var ours = SHA256()
-            bytes.withUnsafeBytes { all in
-                for chunk in stride(from: 0, to: all.count, by: 1 << 18) {
-                    ours.update(UnsafeRawBufferPointer(rebasing: all[chunk..<min(chunk + (1 << 18), all.count)]))
-                }
-            }
-            digests.crypto = ours.hexDigest()
-            best.crypto = min(best.crypto, WallClock.monotonic() - started)
-
-            started = WallClock.monotonic()
+            let (crypto, cryptoSeconds) = time({ ours.update($0) }, { ours.hexDigest() })
             var theirs = HandWrittenSHA256()
-            bytes.withUnsafeBytes { all in
-                for chunk in stride(from: 0, to: all.count, by: 1 << 18) {
-                    theirs.update(UnsafeRawBufferPointer(rebasing: all[chunk..<min(chunk + (1 << 18), all.count)]))
-                }
-            }
-            digests.hand = theirs.hexDigest()
-            best.hand = min(best.hand, WallClock.monotonic() - started)
+            let (hand, handSeconds) = time({ theirs.update($0) }, { theirs.hexDigest() })
+            digests = (crypto, hand)
+            best = (min(best.crypto, cryptoSeconds), min(best.hand, handSeconds))
         }
         guard digests.crypto == digests.hand else {
             throw TraceError(file: "bench sha256", line: 0, column: 0, problem: .badValue(

@@ -30,7 +30,7 @@ public enum SyntheticTrace {
     /// - Complexity: O(rows).
     public static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
         let out = try GzipSink(path: path)
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         out.write(TraceColumn.header + "\n")
         let start: Int64 = 1_700_000_000
         let span = Int64(max(rows / max(devices, 1), 1)) * 900  // ~one event per device per 15 min

@@ -1,17 +1,4 @@
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
-/// a small seeded generator, so generated test cases are the same on every run.
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import FetchCastCore
 
-    /// Creates a generator; equal seeds give equal sequences.
-    package init(seed: UInt64) { state = seed }
-
-    /// The next 64 random bits.
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator tests use: FetchCastCore's SplitMix64, shared with the benchmarks.
+package typealias SeededGenerator = FetchCastCore.SeededGenerator
