@@ -1,4 +1,6 @@
-/// SplitMix64: a small, fast, seeded generator so generated traces are reproducible.
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
+/// a small seeded generator, so generated traces, condition layers and test cases are the same
+/// on every run (equal seeds give equal sequences).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
     /// Creates a generator from a seed.
