@@ -256,15 +256,28 @@ public final class ModelRepository {
         guard let watermark = try store.modelState(key: Self.watermarkKey)?.watermark, watermark > 0 else { return nil }
         if let cached = populationCache, cached.watermark == watermark { return cached }
         let decoded = try store.withModelState(key: Self.populationKey) { saved, bytes in
-            saved == watermark ? try? PopulationSums(binary: bytes) : nil
+            saved == watermark ? try? PopulationIndex(binary: bytes) : nil
         }
-        guard let sums = decoded ?? nil else { return nil }
-        populationCache = (watermark, PopulationIndex(sums))
+        guard let index = decoded ?? nil else { return nil }
+        populationCache = (watermark, index)
         return populationCache
     }
 
-    /// The saved population sums, kept while the saved fold's watermark stays.
+    /// The saved population sums, indexed, kept while the saved fold's watermark stays.
     private var populationCache: (watermark: Int64, population: PopulationIndex)?
+
+    /// The saved population sums with every pair (what a fold updates), kept likewise.
+    private var sumsCache: (watermark: Int64, sums: PopulationSums)?
+
+    /// The population sums saved by the fold at `watermark`, with every pair; `nil` when
+    /// missing or damaged.
+    private func savedSums(watermark: Int64) throws -> PopulationSums? {
+        if let cached = sumsCache, cached.watermark == watermark { return cached.sums }
+        let decoded = try store.withModelState(key: Self.populationKey) { saved, bytes in
+            saved == watermark ? try? PopulationSums(binary: bytes) : nil
+        }
+        return decoded ?? nil
+    }
 
     /// The prior of a device: what the other devices say, the population without the device's
     /// own contribution (that of `pooled`, its model as pooled in `population`; none when it is
@@ -380,13 +393,13 @@ public final class ModelRepository {
         var storedEveryone = DeviceModel(configuration: configuration)
         var population = PopulationSums()
         var complete = true
-        if watermark > 0, let saved = try savedPopulation(), saved.watermark == watermark,
+        if watermark > 0, let saved = try savedSums(watermark: watermark),
            let everyone = try store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
         {
             storedEveryone = everyone
             let changed = try store.devicesWithEvents(afterID: watermark)
             if !changed.everyDevice {
-                (ids, population, complete) = (changed.devices, saved.population.sums, false)
+                (ids, population, complete) = (changed.devices, saved, false)
             }
         } else if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
             storedEveryone = try DeviceModel(binary: record.state)
@@ -433,7 +446,7 @@ public final class ModelRepository {
             ])
         }
         let index = PopulationIndex(population)
-        if persist { populationCache = (last, index) }
+        if persist { (populationCache, sumsCache) = ((last, index), (last, population)) }
         return Fold(models: kept, complete: complete, population: index, events: folded)
     }
 

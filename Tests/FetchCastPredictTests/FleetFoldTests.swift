@@ -50,12 +50,17 @@ struct PopulationIndexTests {
         var sums = PopulationSums()
         for model in learner.models.values { sums.add(PopulationSums(model: model, name: name)) }
         let index = PopulationIndex(sums)
+        // As a reader gets them: decoded from the saved bytes straight into an index.
+        let bytes = sums.binaryEncoded()
+        let decoded = try bytes.withUnsafeBytes { try PopulationIndex(binary: $0) }
+        #expect(try bytes.withUnsafeBytes { try PopulationSums(binary: $0) }.binaryEncoded() == bytes)
         var pairs = 0
         for model in learner.models.values {
             var apps: [Int32: String] = [:]
             for app in model.appsBySessions { apps[app] = name(app) }
             let plain = sums.devicePrior(excluding: PopulationSums(model: model, name: name), apps: apps)
             #expect(index.devicePrior(excluding: model, name: name, apps: apps).binaryEncoded() == plain.binaryEncoded())
+            #expect(decoded.devicePrior(excluding: model, name: name, apps: apps).binaryEncoded() == plain.binaryEncoded())
             let whole = sums.devicePrior(excluding: PopulationSums(), apps: apps)
             #expect(index.devicePrior(excluding: nil, name: name, apps: apps).binaryEncoded() == whole.binaryEncoded())
             pairs += plain.pairs.count
