@@ -264,7 +264,7 @@ struct ModelRepositoryTests {
             #expect(second.models.count == 5)
             states.append(try f.store.modelStates(prefix: ""))
         }
-        #expect(states[0].count == 5 + 3, "a model a device, the population, what every device saw, the watermark")
+        #expect(states[0].count == 5 + 3 + 5, "a model a device, the population, what every device saw, the watermark, a prior a device")
         #expect(states[0] == states[1])
         #expect(states[0] == states[2])
     }

@@ -7,12 +7,16 @@
 /// bit for bit ``PopulationSums/devicePrior(excluding:apps:)``: the same subtractions of the
 /// same numbers.
 public struct PopulationIndex: Sendable {
-    /// The sums indexed.
+    /// The sums indexed (without their pairs when decoded by ``init(binary:)``: those are in
+    /// the index).
     public let sums: PopulationSums
-    /// App names, numbered.
+    /// App names, numbered, and by number.
     private let names: [String: Int32]
+    private let numbered: [String]
     /// By trigger name number: the pairs that can enter a prior.
     private let eligible: [[Eligible]]
+    /// Whether `sums` lacks its pairs.
+    private let pairsOnlyIndexed: Bool
 
     private struct Eligible: Sendable {
         var follower: Int32
@@ -24,10 +28,12 @@ public struct PopulationIndex: Sendable {
     public init(_ sums: PopulationSums) {
         self.sums = sums
         var names: [String: Int32] = [:]
+        var numbered: [String] = []
         func number(_ name: String) -> Int32 {
             if let n = names[name] { return n }
-            let n = Int32(names.count)
+            let n = Int32(numbered.count)
             names[name] = n
+            numbered.append(name)
             return n
         }
         var eligible: [[Eligible]] = []
@@ -37,7 +43,49 @@ public struct PopulationIndex: Sendable {
             eligible[trigger].append(Eligible(follower: follower, sums: pairSums))
         }
         self.names = names
+        self.numbered = numbered
         self.eligible = eligible
+        pairsOnlyIndexed = false
+    }
+
+    /// Decodes saved sums (``PopulationSums/binaryEncoded()``) straight into an index, hashing
+    /// each app name once, not each pair: what a process that only reads pays for the sums.
+    /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
+    /// - Complexity: O(size of the sums).
+    public init(binary bytes: UnsafeRawBufferPointer) throws {
+        var numbered: [String] = []
+        var candidates: [(trigger: Int32, follower: Int32, sums: PopulationSums.PairSums)] = []
+        let sums = try PopulationSums(binary: bytes, names: &numbered) { trigger, follower, pairSums in
+            if pairSums.devicesWithSuccesses > 0 { candidates.append((trigger, follower, pairSums)) }
+            return false
+        }
+        var eligible = [[Eligible]](repeating: [], count: numbered.count)
+        for c in candidates where c.sums.trials >= sums.minimumPairSupport {
+            guard c.trigger >= 0, c.follower >= 0, Int(c.trigger) < numbered.count, Int(c.follower) < numbered.count else {
+                throw BinaryReader.Malformed()
+            }
+            eligible[Int(c.trigger)].append(Eligible(follower: c.follower, sums: c.sums))
+        }
+        var names: [String: Int32] = [:]
+        names.reserveCapacity(numbered.count)
+        for (i, name) in numbered.enumerated() { names[name] = Int32(i) }
+        self.sums = sums
+        self.names = names
+        self.numbered = numbered
+        self.eligible = eligible
+        pairsOnlyIndexed = true
+    }
+
+    /// The sums with the pairs a prior can use (all of them, unless decoded without).
+    private var sumsForPriors: PopulationSums {
+        guard pairsOnlyIndexed else { return sums }
+        var withPairs = sums
+        for (trigger, pairs) in eligible.enumerated() {
+            for pair in pairs {
+                withPairs.pairs[.init(trigger: numbered[trigger], follower: numbered[Int(pair.follower)])] = pair.sums
+            }
+        }
+        return withPairs
     }
 
     /// The prior of a device from every *other* device: ``PopulationSums/devicePrior(excluding:apps:)``
@@ -52,7 +100,8 @@ public struct PopulationIndex: Sendable {
         // Two ids with one name pool together; the index assumes one id a name (the store's case).
         let ownNames = pooled.map { model in model.apps.keys.map(name) } ?? []
         guard Set(deviceApps.values).count == deviceApps.count, Set(ownNames).count == ownNames.count else {
-            return sums.devicePrior(excluding: pooled.map { PopulationSums(model: $0, name: name) } ?? PopulationSums(), apps: deviceApps)
+            // The pairs a prior cannot use change nothing (taking a device out only lowers sums).
+            return sumsForPriors.devicePrior(excluding: pooled.map { PopulationSums(model: $0, name: name) } ?? PopulationSums(), apps: deviceApps)
         }
         var prior = rates(excluding: pooled, name: name, apps: deviceApps)
         // The device's app id by name number (-1: none), and its apps in id order, so that the
@@ -60,7 +109,7 @@ public struct PopulationIndex: Sendable {
         var local = [Int32](repeating: -1, count: names.count)
         var triggers: [(id: Int32, number: Int32)] = []
         for (id, appName) in deviceApps {
-            guard let n = names[appName] else { continue }
+            guard let n = names[appName], Int(n) < local.count else { continue }
             local[Int(n)] = id
             if Int(n) < eligible.count { triggers.append((id, n)) }
         }
