@@ -151,12 +151,7 @@ public final class Ingestor {
                             if e.kind == .state {
                                 try Self.insertState(e, device: deviceID, app: appID, with: stateInsert)
                             } else {
-                                insert.bindInt(2, e.line)
-                                insert.bindInt(3, e.timeMicros)
-                                insert.bindInt(4, Int64(e.utcOffsetSeconds))
-                                insert.bindInt(5, deviceID)
-                                insert.bindInt(6, appID)
-                                insert.bindInt(7, Int64(e.kind.rawValue))
+                                Self.bindRow(e, device: deviceID, app: appID, to: insert)
                                 insert.bindInt(8, e.result.map { Int64($0.rawValue) })
                                 insert.bindInt(9, e.bytes)
                                 insert.bindInt(10, e.durationMs)
@@ -227,15 +222,22 @@ public final class Ingestor {
         var result: FileIngestResult
     }
 
-    /// Inserts a `state` row with its condition columns (the codes of Schema's migration 1 → 2).
-    private static func insertState(_ e: EncodedEvent, device: Int64?, app: Int64, with s: Statement) throws(StoreError) {
-        let c = e.conditions
+    /// Binds the columns every `event_log` insert shares: line, time, offset, device, app, kind
+    /// (parameters 2–7; 1 is the file, bound once).
+    @inline(__always)
+    private static func bindRow(_ e: EncodedEvent, device: Int64?, app: Int64, to s: Statement) {
         s.bindInt(2, e.line)
         s.bindInt(3, e.timeMicros)
         s.bindInt(4, Int64(e.utcOffsetSeconds))
         s.bindInt(5, device)
         s.bindInt(6, app)
         s.bindInt(7, Int64(e.kind.rawValue))
+    }
+
+    /// Inserts a `state` row with its condition columns (the codes of Schema's migration 1 → 2).
+    private static func insertState(_ e: EncodedEvent, device: Int64?, app: Int64, with s: Statement) throws(StoreError) {
+        let c = e.conditions
+        bindRow(e, device: device, app: app, to: s)
         s.bindInt(8, c.network.map { Int64($0.rawValue) })
         s.bindInt(9, c.power.map { Int64($0.rawValue) })
         s.bindInt(10, c.battery.map { Int64($0) })
