@@ -151,6 +151,8 @@ extension TraceReader {
         skipSpace()
         guard i == n else { throw fail("text after the end of the object") }
         for c in TraceColumn.allCases where c.isRequired && !fields.isPresent(c) {
+            // A `state` row has no app: its "app" key may be left out (or be "" or null).
+            if c == .app, fields.isPresent(.event), RowDecoder.equals(fields.bytes(.event), "state") { continue }
             throw RowProblem(column: 1, problem: .missingKey(c.name))
         }
     }

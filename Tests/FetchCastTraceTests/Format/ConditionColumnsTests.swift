@@ -39,6 +39,22 @@ struct ConditionColumnsTests {
         ])
     }
 
+    @Test func aJSONStateRecordMayLeaveOutItsApp() throws {
+        let trace = try readTrace(text: """
+            {"time":"\(t)","device":"d1","event":"state","network":"wifi"}
+            {"time":"\(t)","device":"d1","app":null,"event":"state","power":"charging"}
+
+            """, name: "t.jsonl")
+        #expect(trace.events.map(\.kind) == [.state, .state])
+        #expect(trace.events.map(\.app) == ["", ""])
+        #expect(trace.events.map(\.conditions) == [ConditionChange(network: .wifi), ConditionChange(power: .charging)])
+        // Any other record still needs its "app".
+        let error = #expect(throws: TraceError.self) {
+            try readTrace(text: #"{"time":"\#(t)","device":"d1","event":"launch"}"# + "\n", name: "t.jsonl")
+        }
+        #expect(error?.description.contains("app") == true)
+    }
+
     @Test func keepsTracesWithoutConditionColumnsAsTheyWere() throws {
         let trace = try readTrace(text: header + "\(t),d1,com.a,launch,,,\n\(t),d1,com.a,fetch,newData,10,\n")
         #expect(trace.events.allSatisfy { $0.conditions.isEmpty })
