@@ -12,7 +12,7 @@ extension FetchCast {
         static let configuration = CommandConfiguration(
             abstract: "Replay traces through fetch policies: freshness at each launch against radio energy.",
             discussion: """
-                Exact semantics (v1) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
+                Exact semantics (v1; v2 with `state` rows) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
                 (or, with no TRACE, every event of the store), replays every device on every core, \
                 and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
                 DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz). A summary table goes \
