@@ -112,14 +112,29 @@ public final class ModelRepository {
         /// nothing at or after `time`, else one folded from the store's events before `time`.
         /// - Complexity: O(1) for a time after the device's history; otherwise O(the store's
         ///   events of the device and publishes to every device), read in id order.
-        /// Reads a device's conditions at an instant from the store (`nil` when the snapshot
-        /// was not made from a store).
-        var readConditions: ((Int64, Double) throws -> DeviceConditions)?
+        /// Reads a device's `state` rows at or before an instant from the store (`nil` when the
+        /// snapshot was not made from a store, or the store has no `state` rows).
+        var readStateChanges: ((Int64, Double) throws -> [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)])?
+
+        /// What a plan from `time` knows of the device's conditions: those at `time` (each field
+        /// as the latest `state` row at or before it set it) and the habits learned from those
+        /// rows, counted up to `time`, exactly as a replayed policy told of the same rows knows
+        /// them; `nil` when the device has no `state` row at or before `time`.
+        public func planConditions(of device: Int64, at time: Double) throws -> PlanConditions? {
+            guard let rows = try readStateChanges?(device, time), !rows.isEmpty else { return nil }
+            var current = DeviceConditions.unknown
+            var habits = ConditionHabits()
+            for row in rows {
+                current.apply(row.change)
+                habits.observe(current, at: Double(row.timeMicros) / 1_000_000, utcOffsetSeconds: row.utcOffsetSeconds)
+            }
+            return PlanConditions(current: current, habits: habits.through(time))
+        }
 
         /// The device's conditions at `time`: each field as the latest `state` row at or before
         /// it set it; unknown without a store or without state rows.
         public func conditions(of device: Int64, at time: Double) throws -> DeviceConditions {
-            try readConditions?(device, time) ?? .unknown
+            try planConditions(of: device, at: time)?.current ?? .unknown
         }
 
         public func model(of device: Int64, before time: Double) throws -> DeviceModel? {
@@ -258,8 +273,8 @@ public final class ModelRepository {
         let hasStates = try store.hasStateRows()
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) },
-                        readConditions: !hasStates ? nil : { [store] device, time in
-                            try store.conditions(ofDevice: device, atOrBeforeMicros: Int64((time * 1_000_000).rounded(.down)))
+                        readStateChanges: !hasStates ? nil : { [store] device, time in
+                            try store.stateChanges(ofDevice: device, atOrBeforeMicros: Int64((time * 1_000_000).rounded(.down)))
                         })
     }
 

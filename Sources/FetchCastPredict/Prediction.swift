@@ -49,8 +49,9 @@ public struct PredictionRequest: Sendable, Hashable {
     public var budget: Double = 24
     /// How many top apps per device when no app is named.
     public var topApps: Int = 5
-    /// Per-app constraints and system rules: a moment where they fail under the device's
-    /// conditions at the plan's start (its last known state) is not planned.
+    /// Per-app constraints and system rules: a moment where they fail under the conditions it
+    /// will most likely meet (those at the plan's start for the first τ, the device's usual ones
+    /// of the moment's hour of the week after; unknown without `state` rows) is not planned.
     public var constraints = FetchConstraints.none
 
     /// Creates a request.
@@ -105,17 +106,17 @@ public enum Predictor {
             let notBefore = max(start, request.notBefore ?? start)
             configuration.notBefore = notBefore
             let prior = snapshot.prior(for: device)
-            var admits: ((Int32, Double) -> Bool)?
+            // The device's conditions at the start and its habits (when it has `state` rows): each
+            // moment is planned, and constrained, under the conditions it will most likely meet.
+            let conditions = try snapshot.planConditions(of: device, at: start)
+            var admits: ((Int32, Double, DeviceConditions) -> Bool)?
             if !request.constraints.isEmpty {
-                // The conditions at the plan's start stand for the whole plan: a planner that
-                // predicts conditions would ask per moment.
-                let conditions = try snapshot.conditions(of: device, at: start)
                 let constraints = request.constraints
-                admits = { app, _ in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: conditions) }
+                admits = { app, _, expected in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: expected) }
             }
             let plan = FetchPlanner.plan(
                 model: model, apps: apps, from: start, horizon: notBefore - start + 86_400, configuration: configuration,
-                prior: prior, admits: admits)
+                prior: prior, conditions: conditions, admits: admits)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
             var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {

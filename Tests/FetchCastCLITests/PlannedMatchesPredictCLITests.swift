@@ -15,10 +15,14 @@ struct PlannedMatchesPredictCLITests {
         var fetch_at_unix: Double
         var launch_probability: Double
         var new_data_probability: Double
+        var reason: String
     }
 
-    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
+    static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data")
+    /// The bundled sample, and the same launches with its generated `state` layer (device
+    /// conditions: plans then count on the device's usual Wi-Fi and charging hours).
+    static let traces = ["ubiqlog-sample.csv.gz", "ubiqlog-sample-conditions.csv.gz"]
 
     /// The lines of a gzip or plain text file.
     static func lines(_ path: String) throws -> [Substring] {
@@ -34,11 +38,12 @@ struct PlannedMatchesPredictCLITests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
 
-    @Test(arguments: ["19_F", "20_M", "1_M"])
-    func predictAnswersThePlanThePlannedPolicyFollowed(device: String) throws {
+    @Test(arguments: Self.traces, ["19_F", "20_M", "1_M"])
+    func predictAnswersThePlanThePlannedPolicyFollowed(trace: String, device: String) throws {
         let w = try Workspace()
-        let sample = try Self.lines(Self.sample)
+        let sample = try Self.lines(Self.data.appendingPathComponent(trace).path)
         let header = String(sample[0])
+        let extraColumns = String(repeating: ",", count: header.filter { $0 == "," }.count - 6)
         let rows = sample.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[1] == device }
         try #require(rows.count > 500)
         try w.write("trace.csv", ([header] + rows.map(String.init)).joined(separator: "\n") + "\n")
@@ -58,7 +63,7 @@ struct PlannedMatchesPredictCLITests {
         for f in fetches {
             let c = f.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             // policy,budget,device,fetch_id,app,time,result,...
-            events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,"))
+            events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,\(extraColumns)"))
         }
         events.sort { ($0.time, $0.order) < ($1.time, $1.order) }
         try w.write("reported.csv", ([header] + events.map(\.line)).joined(separator: "\n") + "\n")
@@ -67,7 +72,10 @@ struct PlannedMatchesPredictCLITests {
 
         // The fetch-enabled apps: the 5 most launched, ties by id (replay semantics rule 1).
         var launches: [String: Int] = [:]
-        for row in rows { launches[String(row.split(separator: ",")[2]), default: 0] += 1 }
+        for row in rows {
+            let c = row.split(separator: ",", omittingEmptySubsequences: false)
+            if c[3] == "launch" { launches[String(c[2]), default: 0] += 1 }
+        }
         let apps = launches.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(5).map(\.key)
 
         // Plans by the time they were asked for: planned_at,app,fetch_at,fetch_at_unix,p_launch,p_new
@@ -76,9 +84,12 @@ struct PlannedMatchesPredictCLITests {
         for line in try Self.lines(w.path("out/plans.csv.gz")).dropFirst() {
             let c = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             if plans[c[3]] == nil { order.append(c[3]) }
-            plans[c[3], default: []].append(Array(c[3...8]))
+            plans[c[3], default: []].append(Array(c[3...]))
         }
         try #require(order.count > 100, "the policy asked for plans")
+        // With a state layer, plans count on the device's usual conditions somewhere.
+        let counted = plans.values.joined().contains { $0.last!.contains("; usually ") }
+        #expect(counted == trace.contains("conditions"), "plans mention usual conditions only with a state layer")
         // Four moments spread over the replay, each asked of the CLI.
         for at in stride(from: order.count / 5, to: order.count, by: order.count / 5).prefix(4).map({ order[$0] }) {
             let expected = plans[at]!
@@ -93,6 +104,9 @@ struct PlannedMatchesPredictCLITests {
                 #expect(abs(g.fetch_at_unix - Double(e[3])!) < 1e-6, "at \(at): \(g.fetch_at_unix) vs \(e[3])")
                 #expect(abs(g.launch_probability - Double(e[4])!) < 5e-7, "at \(at)")
                 #expect(abs(g.new_data_probability - Double(e[5])!) < 5e-7, "at \(at)")
+                // The usual condition a fetch counts on is named alike in both.
+                let note = e.last!.range(of: "; usually ").map { String(e.last![$0.lowerBound...]) }
+                #expect(note.map { g.reason.hasSuffix($0) } ?? !g.reason.contains("; usually "), "at \(at): \(g.reason) vs \(e.last!)")
             }
         }
     }

@@ -124,12 +124,12 @@ public protocol FetchPolicy {
     /// reports nothing.
     mutating func wake(at time: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch])
     /// Observes one input event (launches, fetches and publishes; never `state` rows, which
-    /// arrive through ``observeConditions(_:at:)``).
+    /// arrive through ``observeConditions(_:at:utcOffsetSeconds:)``).
     mutating func observe(_ event: DeviceEvent)
-    /// Learns that the device's conditions changed at `time` (a `state` row): `conditions` is
-    /// what holds from `time` on, unknown fields still `nil`. The default ignores it; a
-    /// condition-aware policy keeps or learns from it.
-    mutating func observeConditions(_ conditions: DeviceConditions, at time: Double)
+    /// Learns that the device's conditions changed at `time` (a `state` row, at the device's UTC
+    /// offset `utcOffsetSeconds`): `conditions` is what holds from `time` on, unknown fields still
+    /// `nil`. The default ignores it; a condition-aware policy keeps or learns from it.
+    mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32)
     /// Learns the result of one of its own fetches, made at `time`.
     mutating func didFetch(app: Int32, at time: Double, result: FetchResult)
     /// Starts (or stops) keeping the plans it asks for, for ``drainPlans(into:)``. The default
@@ -146,7 +146,7 @@ extension FetchPolicy {
 
     public mutating func reportPlans(_ on: Bool) {}
 
-    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double) {}
+    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {}
 
     public mutating func drainPlans(into plans: inout [MadePlan]) {}
 }

@@ -13,6 +13,48 @@ public struct ScheduledFetch: Sendable, Hashable {
     public var newDataProbability: Double
     /// Why.
     public var reason: FetchReason
+    /// The device's usual conditions at `time` that the plan counted on (a moment beyond τ of
+    /// the plan's start, planned on Wi-Fi or external power because the device usually is then);
+    /// `nil` otherwise.
+    public var habit: ConditionHabit? = nil
+}
+
+/// A usual condition a planned fetch counts on: what its reason adds.
+public enum ConditionHabit: Sendable, Hashable {
+    /// Usually on Wi-Fi at the fetch's hour of the week (`hour`: its local hour of the day),
+    /// this share of the time.
+    case wifi(share: Double, hour: Int)
+    /// Usually on external power at the fetch's hour of the week, this share of the time.
+    case charging(share: Double, hour: Int)
+
+    /// "usually on Wi-Fi 19:00–20:00 (82% of the time)": the share is the device's on that
+    /// weekday's hour.
+    public var description: String {
+        func at(_ hour: Int) -> String {
+            func hh(_ h: Int) -> String { (h < 10 ? "0" : "") + "\(h):00" }
+            return hh(hour) + "–" + hh((hour + 1) % 24)
+        }
+        func share(_ p: Double) -> String { "\(Int((p * 100).rounded()))% of the time" }
+        switch self {
+        case .wifi(let p, let hour): return "usually on Wi-Fi \(at(hour)) (\(share(p)))"
+        case .charging(let p, let hour): return "usually charging \(at(hour)) (\(share(p)))"
+        }
+    }
+}
+
+/// What a plan knows of the device's conditions: those at its start, and when the device is
+/// usually on Wi-Fi and charging (learned from the `state` rows up to the start).
+public struct PlanConditions: Sendable, Hashable {
+    /// The conditions at the plan's start.
+    public var current: DeviceConditions
+    /// The habits, counted up to the plan's start (``ConditionHabits/through(_:)``).
+    public var habits: ConditionHabits
+
+    /// Creates what a plan knows.
+    public init(current: DeviceConditions, habits: ConditionHabits) {
+        self.current = current
+        self.habits = habits
+    }
 }
 
 /// Plans the next fetches of a device ahead of time: the scheduler's second driver (`fetchcast
@@ -48,10 +90,19 @@ public enum FetchPlanner {
     /// planned fetch joins that radio wakeup when it keeps ``SchedulerConfiguration/coalesceFraction``
     /// of its value there.
     ///
+    /// With `conditions` (the device has `state` rows), each moment is planned under the conditions
+    /// it will most likely meet (``ConditionHabits/expected(at:now:current:horizon:utcOffsetSeconds:)``:
+    /// those at the start for the first τ, the usual ones of its hour of the week after): it must
+    /// clear the minimum value × ``SchedulerConfiguration/barFactor(_:habits:at:utcOffsetSeconds:)``
+    /// there (the live policy's rule, with the plan's minimum value for the bar): a plan takes
+    /// lesser moments on Wi-Fi, more so just before the device usually leaves it, and fewer on
+    /// a metered network on battery. `admits` is asked with those expected conditions.
+    ///
     /// - Complexity: O(apps × (168 + horizon / ``step``)) valuations plus a sort.
     public static func plan(
         model: DeviceModel, apps: [Int32], from start: Double, horizon: Double = 86_400,
-        configuration: SchedulerConfiguration, prior: DevicePrior, admits: ((_ app: Int32, _ time: Double) -> Bool)? = nil
+        configuration: SchedulerConfiguration, prior: DevicePrior, conditions: PlanConditions? = nil,
+        admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
     ) -> [ScheduledFetch] {
         let tau = model.configuration.tau
         let begin = max(start, configuration.notBefore ?? start)
@@ -59,7 +110,23 @@ public enum FetchPlanner {
         let trigger = model.trigger(at: begin)
         // Ties go by the apps' order in `apps`, never by their ids: a store and a replay number
         // apps differently, and must plan alike.
-        struct Candidate { var app: Int32; var rank: Int; var time: Double; var valuation: FetchValuation }
+        struct Candidate {
+            var app: Int32; var rank: Int; var time: Double; var valuation: FetchValuation
+            /// The bar's factor under the moment's expected conditions (1 without conditions).
+            var factor = 1.0
+            var habit: ConditionHabit?
+        }
+        // The least value a moment may be planned at, under its expected conditions.
+        func leastValue(_ factor: Double) -> Double {
+            conditions == nil ? configuration.planMinimumValue : max(configuration.minimumValue, configuration.planMinimumValue * factor)
+        }
+        // The conditions a moment will most likely meet (unknown without conditions), and whether
+        // the app may be fetched there.
+        func expectedConditions(_ t: Double) -> DeviceConditions {
+            conditions.map { $0.habits.expected(at: t, now: start, current: $0.current, horizon: tau, utcOffsetSeconds: offset) } ?? .unknown
+        }
+        func admitted(_ app: Int32, _ t: Double) -> Bool { admits?(app, t, expectedConditions(t)) ?? true }
+        let leastFactor = conditions == nil ? 1 : min(1, configuration.cellularBarFactor, configuration.wifiBarFactor * configuration.leavingWiFiBarFactor)
         var candidates: [Candidate] = []
         candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
         var outlooks: [Int32: AppOutlook] = [:]
@@ -84,7 +151,7 @@ public enum FetchPlanner {
             // moment whose bound is under the floor is skipped unvalued (exactly: it could not
             // be a candidate).
             let rates = outlook.rates!
-            let rateCut = tau <= 3600 ? -log(1 - min(configuration.planMinimumValue, 0.999_999)) * 3600 / tau : .infinity
+            let rateCut = tau <= 3600 ? -log(1 - min(leastValue(leastFactor), 0.999_999)) * 3600 / tau : .infinity
             var slot = HourOfWeek.slot(begin, offset: offset)
             var hourEnd = ((begin + Double(offset)) / 3600).rounded(.down) * 3600 + 3600 - Double(offset)
             var g = begin
@@ -95,8 +162,21 @@ public enum FetchPlanner {
                     hourEnd += 3600
                 }
                 guard g >= earliest else { continue }
+                var factor = 1.0
+                var habit: ConditionHabit?
+                let expected = expectedConditions(g)
+                if let conditions {
+                    factor = configuration.barFactor(expected, habits: conditions.habits, at: g, utcOffsetSeconds: offset)
+                    if g - start >= tau {
+                        if expected.isCharging, let p = conditions.habits.chargingShare(slot: slot) {
+                            habit = .charging(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
+                        } else if expected.isUnmetered, let p = conditions.habits.wifiShare(slot: slot) {
+                            habit = .wifi(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
+                        }
+                    }
+                }
                 // A moment whose predicted conditions fail the app's constraints is never planned.
-                if let admits, !admits(app, g) { continue }
+                if let admits, !admits(app, g, expected) { continue }
                 if g - start > tau, max(rates[slot], rates[(slot + 1) % HourOfWeek.count]) < rateCut { continue }
                 var newData = 1.0
                 if let contentRates {
@@ -111,8 +191,8 @@ public enum FetchPlanner {
                 let v = model.fetchValue(
                     outlook, at: g, refreshed: refreshed, newData: newData, trigger: trigger, prior: prior,
                     liftWeight: configuration.coUsageLiftWeight)
-                if v.value >= configuration.planMinimumValue {
-                    candidates.append(Candidate(app: app, rank: rank, time: g, valuation: v))
+                if v.value >= leastValue(factor) {
+                    candidates.append(Candidate(app: app, rank: rank, time: g, valuation: v, factor: factor, habit: habit))
                 }
             }
         }
@@ -142,12 +222,12 @@ public enum FetchPlanner {
         for var c in chosen {
             if let since = previous[c.app] {
                 c.valuation.newDataProbability = model.newDataProbability(app: c.app, at: c.time, since: since, now: start)
-                guard c.valuation.launchProbability * c.valuation.newDataProbability >= configuration.planMinimumValue else { continue }
+                guard c.valuation.launchProbability * c.valuation.newDataProbability >= leastValue(c.factor) else { continue }
             }
             previous[c.app] = c.time
             plan.append(ScheduledFetch(
                 app: c.app, time: c.time, launchProbability: c.valuation.launchProbability,
-                newDataProbability: c.valuation.newDataProbability, reason: c.valuation.reason))
+                newDataProbability: c.valuation.newDataProbability, reason: c.valuation.reason, habit: c.habit))
         }
         // Coalesce: pull a fetch forward into an earlier wakeup of another app when little is lost.
         var refreshedAt: [Int32: Double] = [:]
@@ -159,7 +239,8 @@ public enum FetchPlanner {
             if later.app != earlier.app, later.time - earlier.time > 0, later.time - earlier.time < 600,
                LocalTime.day(time: earlier.time, utcOffsetSeconds: model.lastOffset)
                    == LocalTime.day(time: later.time, utcOffsetSeconds: model.lastOffset),
-               model.lastFetch(of: later.app).map({ earlier.time - $0 >= configuration.minimumInterval }) ?? true
+               model.lastFetch(of: later.app).map({ earlier.time - $0 >= configuration.minimumInterval }) ?? true,
+               admitted(later.app, earlier.time)
             {
                 let since = refreshedAt[later.app] ?? refreshes[later.app] ?? start
                 let there = model.fetchValue(
@@ -175,17 +256,19 @@ public enum FetchPlanner {
             i += 1
         }
         joinWakeups(&plan, model: model, apps: apps, start: start, outlooks: outlooks, refreshes: refreshes, trigger: trigger,
-                    configuration: configuration, prior: prior)
+                    configuration: configuration, prior: prior, admitted: admitted)
         return plan
     }
 
     /// Lets apps join the radio wakeups of the plan, as the live policy lets them join its
     /// wakeups: at each planned wakeup, an app not planned within the spacing around it joins
     /// when its value there is at least ``SchedulerConfiguration/coalesceFraction`` of the day's
-    /// bar (the least value the plan took that day) and the day's cap is not spent.
+    /// bar (the least value the plan took that day), the day's cap is not spent and `admitted`
+    /// allows the app there.
     static func joinWakeups(
         _ plan: inout [ScheduledFetch], model: DeviceModel, apps: [Int32], start: Double, outlooks: [Int32: AppOutlook],
-        refreshes: [Int32: Double], trigger: FetchTrigger?, configuration: SchedulerConfiguration, prior: DevicePrior
+        refreshes: [Int32: Double], trigger: FetchTrigger?, configuration: SchedulerConfiguration, prior: DevicePrior,
+        admitted: (Int32, Double) -> Bool
     ) {
         guard !plan.isEmpty else { return }
         let offset = model.lastOffset
@@ -209,7 +292,7 @@ public enum FetchPlanner {
                 if plan.contains(where: { $0.app == app && abs($0.time - w) < spacing }) { continue }
                 if joined.contains(where: { $0.app == app && abs($0.time - w) < spacing }) { continue }
                 if let last = model.lastFetch(of: app), w - last < configuration.minimumInterval { continue }
-                guard let outlook = outlooks[app] else { continue }
+                guard let outlook = outlooks[app], admitted(app, w) else { continue }
                 let since = plan.last(where: { $0.app == app && $0.time < w })?.time ?? refreshes[app]
                 let v = model.fetchValue(
                     outlook, at: w, refreshed: refreshes[app],

@@ -18,9 +18,10 @@ import Foundation
 /// ``BudgetPacer`` bar (best first, at most ⌊budget⌋ a local day, never the same app within
 /// the minimum interval), and lets apps worth at least
 /// ``SchedulerConfiguration/coalesceFraction`` of the bar (0.75 by default) join the same wakeup.
-/// Told the device's conditions (`state` rows), it asks
-/// ``SchedulerConfiguration/cellularBarFactor`` × the bar of a wakeup it would start on a
-/// metered network on battery.
+/// Told the device's conditions (`state` rows), it learns when the device is usually on Wi-Fi
+/// (``ConditionHabits``) and scales the bar of a wakeup it would start by
+/// ``SchedulerConfiguration/barFactor(_:habits:at:utcOffsetSeconds:)``: higher on a metered
+/// network on battery, lower on Wi-Fi (lower still before an hour it is usually off Wi-Fi).
 public struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
     public private(set) var model: DeviceModel
@@ -44,6 +45,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// when the configuration is not condition-aware: the policy then decides as a
     /// condition-blind one).
     var conditions: DeviceConditions?
+    /// When the device is usually on Wi-Fi and charging, from the conditions it was told of.
+    var habits = ConditionHabits()
 
     /// Creates a policy.
     /// - Parameters:
@@ -93,8 +96,11 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
     }
 
-    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double) {
-        if configuration.conditionAware { self.conditions = conditions }
+    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+        if configuration.conditionAware {
+            self.conditions = conditions
+            habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
+        }
     }
 
     public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
@@ -176,9 +182,11 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         }
         candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
-        // Starting a radio wakeup on a metered network on battery costs the battery most: the
-        // lead fetch must clear a higher bar there (joins ride the lead's wakeup, as before).
-        let leadBar = conditions.map { configuration.barFactor($0) * bar } ?? bar
+        // A radio wakeup costs the battery by the network it starts on: the lead fetch clears a
+        // bar scaled by the conditions (joins ride the lead's wakeup, as before).
+        let leadBar = conditions.map {
+            max(configuration.minimumValue, bar * configuration.barFactor($0, habits: habits.through(t), at: t, utcOffsetSeconds: offset))
+        } ?? bar
         var taken = 0
         var lead: Int32?
         for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {

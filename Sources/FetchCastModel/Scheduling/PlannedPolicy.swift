@@ -27,6 +27,10 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
     var nextReplan: Double?
     var made: [MadePlan] = []
     var reporting = false
+    /// The device's conditions once a `state` row said anything, and its habits so far (as
+    /// `fetchcast predict` reads them from the store's `state` rows before the plan's start).
+    var conditions: DeviceConditions?
+    var habits = ConditionHabits()
 
     /// Creates a policy.
     /// - Parameters:
@@ -87,6 +91,12 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
         }
     }
 
+    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+        guard configuration.conditionAware else { return }
+        self.conditions = conditions
+        habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
+    }
+
     public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
         model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
     }
@@ -101,7 +111,8 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
 
     /// Asks the planner for the plan at `t`, as `fetchcast predict --at t` does.
     mutating func replan(at t: Double) {
-        plan = FetchPlanner.plan(model: model, apps: apps, from: t, configuration: configuration, prior: prior)
+        let known = conditions.map { PlanConditions(current: $0, habits: habits.through(t)) }
+        plan = FetchPlanner.plan(model: model, apps: apps, from: t, configuration: configuration, prior: prior, conditions: known)
         next = 0
         nextReplan = t + replanInterval
         if reporting { made.append(MadePlan(time: t, fetches: plan)) }

@@ -33,9 +33,14 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     public var conditionAware = true
     /// The bar's factor for a wakeup started on a metered (or unknown) network on battery: an
     /// LTE wakeup costs about 26× a Wi-Fi one (Data/energy/), and nothing while charging.
-    /// 1.15 was the largest of 1.1–3 that cost the tuning users (with the generated conditions
-    /// of docs/model.md) no more than 0.01 of hit rate; lowering the bar on Wi-Fi lost hits.
     public var cellularBarFactor = 1.15
+    /// The bar's factor for a wakeup started on Wi-Fi on battery.
+    public var wifiBarFactor = 0.8
+    /// The bar's further factor on Wi-Fi when the device is usually off Wi-Fi in the next hour
+    /// (``ConditionHabits/wifiShare(slot:)`` < 0.5): the last cheap moment before it leaves.
+    /// The three factors were tuned on the training users with the generated conditions of
+    /// docs/model.md ("Device conditions").
+    public var leavingWiFiBarFactor = 0.8
 
     /// The defaults.
     public init() {}
@@ -48,8 +53,17 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
 }
 
 extension SchedulerConfiguration {
-    /// The bar's factor for a wakeup started under `conditions`.
-    func barFactor(_ conditions: DeviceConditions) -> Double {
-        conditions.isCharging || conditions.isUnmetered ? 1 : cellularBarFactor
+    /// The factor on the pacer's bar for a radio wakeup started at `t` under `conditions`, with
+    /// the device's habits: 1 while charging (the battery pays nothing); on Wi-Fi
+    /// ``wifiBarFactor``, × ``leavingWiFiBarFactor`` when the next hour is usually off Wi-Fi;
+    /// otherwise (metered or unknown network) ``cellularBarFactor``. The live policy and plans
+    /// use this one rule.
+    public func barFactor(_ conditions: DeviceConditions, habits: ConditionHabits, at t: Double, utcOffsetSeconds offset: Int32) -> Double {
+        if conditions.isCharging { return 1 }
+        if conditions.isUnmetered {
+            let next = habits.wifiShare(slot: HourOfWeek.slot(t + 3600, offset: offset))
+            return wifiBarFactor * (next.map { $0 < 0.5 } == true ? leavingWiFiBarFactor : 1)
+        }
+        return cellularBarFactor
     }
 }

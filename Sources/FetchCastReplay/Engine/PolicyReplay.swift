@@ -205,7 +205,7 @@ struct PolicyReplay {
     /// device's conditions change, and the policy is told.
     mutating func observeState(_ e: ReplayEvent) {
         conditions.apply(e.conditions)
-        policy.observeConditions(conditions, at: e.time)
+        policy.observeConditions(conditions, at: e.time, utcOffsetSeconds: e.utcOffsetSeconds)
     }
 
     /// Delivers a publish (after the wakeups before its instant).

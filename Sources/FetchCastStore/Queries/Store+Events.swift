@@ -97,20 +97,24 @@ extension Store {
             lowPower: s.optionalInt(first + 3).map { $0 != 0 })
     }
 
-    /// A device's conditions at an instant: per field, the latest `state` row at or before
-    /// `micros` that set it (unknown when none did).
-    /// - Complexity: four scans of the device's events (no index on device and time).
-    public func conditions(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError) -> DeviceConditions {
-        func latest(_ column: String) -> String {
-            "(SELECT \(column) FROM event_log WHERE device_id = ?1 AND kind = 3 AND \(column) IS NOT NULL AND time_us <= ?2 ORDER BY time_us DESC, id DESC LIMIT 1)"
-        }
-        let s = try connection.prepare(
-            "SELECT \(latest("network")), \(latest("power")), \(latest("battery")), \(latest("low_power"))")
+    /// A device's `state` rows at or before `micros`, in the order they apply (time, then id):
+    /// when each happened, the device's UTC offset then, and what it set.
+    /// - Complexity: O(log n + the rows read), through the partial index on `state` rows (the
+    ///   query names `kind = 3` literally, as the index does, so SQLite can use it).
+    public func stateChanges(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError)
+        -> [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)]
+    {
+        let s = try connection.cached("""
+            SELECT time_us, utc_offset_s, network, power, battery, low_power FROM event_log
+            WHERE device_id = ?1 AND kind = 3 AND time_us <= ?2 ORDER BY time_us, id
+            """)
+        defer { s.reset() }
         try s.bind([.integer(device), .integer(micros)])
-        guard try s.step() else { return .unknown }
-        var c = DeviceConditions.unknown
-        c.apply(Self.conditions(s, from: 0))
-        return c
+        var rows: [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)] = []
+        while try s.step() {
+            rows.append((s.int(0), Int32(truncatingIfNeeded: s.int(1)), Self.conditions(s, from: 2)))
+        }
+        return rows
     }
 
     /// The highest event id (0 for an empty store).

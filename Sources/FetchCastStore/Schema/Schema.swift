@@ -5,7 +5,7 @@
 /// store at the same moment cannot both create it.
 enum Schema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
 
     /// The statements that bring a store from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -108,6 +108,11 @@ enum Schema {
         FROM event_log e
         LEFT JOIN devices d ON d.id = e.device_id
         JOIN apps a ON a.id = e.app_id;
+        """,
+        // 2 → 3: a device's `state` rows by time (a plan reads them to learn when the device is
+        // usually on Wi-Fi and charging): a partial index, so other rows cost ingest nothing.
+        """
+        CREATE INDEX event_log_states ON event_log(device_id, time_us) WHERE kind = 3;
         """,
     ]
 }

@@ -3,28 +3,44 @@ import FetchCastTrace
 import Testing
 
 /// The live policy told the device's conditions: a higher bar for a wakeup it would start on
-/// a metered network on battery, the condition-blind decisions everywhere else.
+/// a metered network on battery, a lower one on Wi-Fi, the condition-blind decisions while
+/// charging.
 struct ConditionAwarePolicyTests {
     let apps: [Int32] = [0, 1, 2, 3, 4, 5]
 
-    func run(_ conditions: DeviceConditions?, seed: UInt64, factor: Double = 1.15, aware: Bool = true) -> [MadeFetch] {
+    func run(
+        _ conditions: DeviceConditions?, seed: UInt64, factor: Double = 1.15, wifiFactor: Double = 0.8, aware: Bool = true
+    ) -> [MadeFetch] {
         let events = habitTrace(seed: seed)
         var configuration = SchedulerConfiguration(budget: 24)
         configuration.cellularBarFactor = factor
+        configuration.wifiBarFactor = wifiFactor
         configuration.conditionAware = aware
         var policy = LearnedPolicy(apps: apps, model: DeviceModel(), configuration: configuration, prior: .none)
-        if let conditions { policy.observeConditions(conditions, at: events[0].time - 1) }
+        if let conditions { policy.observeConditions(conditions, at: events[0].time - 1, utcOffsetSeconds: events[0].utcOffsetSeconds) }
         return drive(&policy, events: events, until: events.last!.time + 86_400)
     }
 
     static let cellular = DeviceConditions(network: .cellular, power: .battery)
 
     @Test(arguments: [31 as UInt64, 32, 33])
-    func onWiFiOrChargingItDecidesAsBlind(seed: UInt64) {
+    func whileChargingItDecidesAsBlind(seed: UInt64) {
         let blind = run(nil, seed: seed)
         #expect(!blind.isEmpty)
-        #expect(run(DeviceConditions(network: .wifi, power: .battery), seed: seed) == blind)
         #expect(run(DeviceConditions(network: .cellular, power: .charging), seed: seed) == blind)
+        #expect(run(DeviceConditions(network: .wifi, power: .charging), seed: seed) == blind)
+    }
+
+    @Test(arguments: [31 as UInt64, 32, 33])
+    func onWiFiItLowersTheBar(seed: UInt64) {
+        let blind = run(nil, seed: seed)
+        let wifi = DeviceConditions(network: .wifi, power: .battery)
+        // Always on Wi-Fi (so never "about to leave it"): the Wi-Fi factor is the only difference.
+        #expect(run(wifi, seed: seed, wifiFactor: 1) == blind)
+        #expect(run(wifi, seed: seed) != blind)
+        // A bar no higher than the minimum value: every moment worth it starts a wakeup.
+        let lowest = run(wifi, seed: seed, wifiFactor: 1e-9)
+        #expect(lowest.count > blind.count, "\(lowest.count) fetches on Wi-Fi against \(blind.count) blind")
     }
 
     @Test(arguments: [31 as UInt64, 32, 33])

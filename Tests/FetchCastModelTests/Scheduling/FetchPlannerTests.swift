@@ -114,3 +114,77 @@ struct FetchPlannerTests {
     }
 }
 
+
+/// Plans with the device's conditions: each moment under the conditions it will most likely meet.
+struct FetchPlannerConditionTests {
+    static let cellular = DeviceConditions(network: .cellular, power: .battery)
+
+    /// What a plan from `start` knows when the device was on Wi-Fi from 12:00 to 24:00 local and
+    /// on cellular otherwise, every day of the model's history, and is on cellular now.
+    static func afternoonsOnWiFi(model: DeviceModel, start: Double) -> PlanConditions {
+        var habits = ConditionHabits()
+        let offset = Double(model.lastOffset)
+        var day = ((start - 21 * 86_400 + offset) / 86_400).rounded(.down) * 86_400 - offset
+        while day + 86_400 <= start {
+            habits.observe(cellular, at: day, utcOffsetSeconds: model.lastOffset)
+            habits.observe(DeviceConditions(network: .wifi, power: .battery), at: day + 12 * 3600, utcOffsetSeconds: model.lastOffset)
+            day += 86_400
+        }
+        habits.observe(cellular, at: day, utcOffsetSeconds: model.lastOffset)
+        return PlanConditions(current: cellular, habits: habits.through(start))
+    }
+
+    @Test(arguments: [1 as UInt64, 2, 3])
+    func anUnmeteredConstraintPlansOnlyTheUsualWiFiHours(seed: UInt64) {
+        var model = DeviceModel()
+        for e in habitTrace(seed: seed) { model.observe(e) }
+        let start = model.lastEventTime! + 60
+        let known = Self.afternoonsOnWiFi(model: model, start: start)
+        var asked: [(Int32, Double, DeviceConditions)] = []
+        let plan = FetchPlanner.plan(
+            model: model, apps: [0, 1, 2, 3, 4, 5], from: start, configuration: SchedulerConfiguration(budget: 24), prior: .none,
+            conditions: known, admits: { app, t, c in asked.append((app, t, c)); return c.isUnmetered })
+        #expect(!plan.isEmpty)
+        // On cellular now: nothing within τ; after it, only at the usual Wi-Fi hours, each
+        // planned fetch saying so (or riding the wakeup of one that does).
+        #expect(asked.contains { $0.1 - start < 1800 && $0.2.network == .cellular })
+        for f in plan {
+            #expect(f.time - start >= 1800)
+            #expect(LocalTime.hourOfDay(time: f.time, utcOffsetSeconds: model.lastOffset) >= 12)
+            switch (f.habit, f.reason) {
+            case (.wifi(let share, let hour)?, _):
+                #expect(share >= 0.5 && hour == LocalTime.hourOfDay(time: f.time, utcOffsetSeconds: model.lastOffset))
+            case (nil, .coalesced): break
+            default: Issue.record("\(f) does not say it counts on Wi-Fi")
+            }
+        }
+    }
+
+    @Test(arguments: [1 as UInt64, 2, 3])
+    func aPlanTakesLesserMomentsOnWiFiThanOnCellular(seed: UInt64) {
+        var model = DeviceModel()
+        for e in habitTrace(seed: seed) { model.observe(e) }
+        let start = model.lastEventTime! + 60
+        let configuration = SchedulerConfiguration(budget: 24)
+        func plan(_ network: NetworkCondition) -> [ScheduledFetch] {
+            var habits = ConditionHabits()
+            habits.observe(DeviceConditions(network: network, power: .battery), at: start - 14 * 86_400, utcOffsetSeconds: model.lastOffset)
+            for day in 1...14 {
+                habits.observe(DeviceConditions(network: network, power: .battery), at: start - 14 * 86_400 + Double(day) * 86_400 - 3600,
+                               utcOffsetSeconds: model.lastOffset)
+            }
+            let known = PlanConditions(current: DeviceConditions(network: network, power: .battery), habits: habits.through(start))
+            return FetchPlanner.plan(model: model, apps: [0, 1, 2, 3, 4, 5], from: start, configuration: configuration, prior: .none,
+                                     conditions: known)
+        }
+        let blind = FetchPlanner.plan(model: model, apps: [0, 1, 2, 3, 4, 5], from: start, configuration: configuration, prior: .none)
+        let wifi = plan(.wifi), cellular = plan(.cellular)
+        #expect(cellular.count <= blind.count && blind.count <= wifi.count)
+        #expect(cellular.count < wifi.count, "\(cellular.count) fetches planned on cellular, \(wifi.count) on Wi-Fi")
+        let lead = { (f: ScheduledFetch) -> Bool in if case .coalesced = f.reason { false } else { true } }
+        // A lead fetch below the plan's minimum value only on Wi-Fi (at least 0.8 × 0.8 of it).
+        #expect(wifi.contains { lead($0) && $0.launchProbability * $0.newDataProbability < configuration.planMinimumValue })
+        #expect(wifi.filter(lead).allSatisfy { $0.launchProbability * $0.newDataProbability >= 0.64 * configuration.planMinimumValue - 1e-12 })
+        #expect(cellular.filter(lead).allSatisfy { $0.launchProbability * $0.newDataProbability >= 1.15 * configuration.planMinimumValue - 1e-12 })
+    }
+}

@@ -28,7 +28,7 @@ struct ConditionMigrationTests {
         let temp = try TemporaryStore()
         try makeVersion1Store(temp)
         let store = try temp.open()
-        #expect(try store.connection.scalarInt("PRAGMA user_version") == 2)
+        #expect(try store.connection.scalarInt("PRAGMA user_version") == Schema.currentVersion)
         #expect(try store.eventRows() == [
             "1384036605|3600|'d1'|com.a|launch|NULL|NULL|11000",
             "1384036665|3600|'d1'|com.a|fetch|'newData'|512|NULL",
@@ -68,6 +68,35 @@ struct ConditionMigrationTests {
         #expect(stats.states == 2)
         #expect(stats.apps == 1)  // the state rows' empty app is not an app
         #expect(stats.launches == 1)
+    }
+
+    @Test func aDevicesStateRowsAreReadInOrderThroughTheirIndex() throws {
+        let temp = try TemporaryStore()
+        let store = try temp.open()
+        try store.ingest(try temp.write("s.csv", wide + """
+            2013-11-09T22:36:45Z,d1,com.a,launch,,,,,,,
+            2013-11-09T22:38:00+01:00,d1,,state,,,,wifi,,,
+            2013-11-09T22:37:00Z,d2,,state,,,,offline,,,
+            2013-11-09T22:37:00Z,d1,,state,,,,cellular,battery,,
+            2013-11-09T22:37:00Z,d1,,state,,,,,charging,,
+
+            """))
+        let d1 = try #require(try store.deviceNames().first { $0.value == "d1" }?.key)
+        let rows = try store.stateChanges(ofDevice: d1, atOrBeforeMicros: 1_384_036_620_000_000)
+        // 22:37:00Z, in file order; the 21:38Z (22:38+01:00) row is earlier; d2's is not d1's.
+        #expect(rows.map(\.timeMicros) == [1_384_033_080_000_000, 1_384_036_620_000_000, 1_384_036_620_000_000])
+        #expect(rows.map(\.utcOffsetSeconds) == [3600, 0, 0])
+        #expect(rows.map(\.change) == [
+            ConditionChange(network: .wifi), ConditionChange(network: .cellular, power: .battery), ConditionChange(power: .charging),
+        ])
+        #expect(try store.stateChanges(ofDevice: d1, atOrBeforeMicros: 1_384_036_619_999_999).count == 1)
+        let explain = try store.connection.prepare("""
+            EXPLAIN QUERY PLAN SELECT time_us, utc_offset_s, network, power, battery, low_power FROM event_log
+            WHERE device_id = 1 AND kind = 3 AND time_us <= 0 ORDER BY time_us, id
+            """)
+        var plan = ""
+        while try explain.step() { plan += explain.text(3) + "\n" }  // id, parent, notused, detail
+        #expect(plan.contains("event_log_states"), "\(plan)")
     }
 
     @Test func aBadStateRowLeavesTheStoreUnchanged() throws {
