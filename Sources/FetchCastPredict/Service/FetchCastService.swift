@@ -48,7 +48,7 @@ public final class FetchCastService: Sendable {
         let store = try Store(path: path, create: true)
         // NORMAL (the CLI's level) is durable against a crash of the process only; FULL also
         // syncs the WAL at each commit, so a 200 means the events survive power loss.
-        try store.connection.execute("PRAGMA synchronous=FULL")
+        try store.setDurability(.full)
         writer = Mutex(Writer(store: store))
     }
 
