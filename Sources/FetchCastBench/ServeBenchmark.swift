@@ -108,7 +108,7 @@ public enum ServeBenchmark {
                 after = last.device
             }
             result.devices = names.count
-            result.events = Int64(try Store(path: store, create: false).connection.scalarInt("SELECT count(*) FROM event_log"))
+            result.events = try Store(path: store, create: false).stats().events
             log.write("\(result.devices) devices, \(result.events) events; model folded in \(format(result.foldSeconds)) s\n")
             result.inProcessThreads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
             let counts = Mutex([Int](repeating: 0, count: result.inProcessThreads))

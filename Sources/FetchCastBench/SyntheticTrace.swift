@@ -8,7 +8,7 @@ import Darwin
 
 /// Writes a synthetic gzip CSV trace of a given size for benchmarks: devices with daily
 /// routines over a set of apps, launches and fetch results, in time order.
-public enum SyntheticTrace {
+enum SyntheticTrace {
     static let apps = [
         "com.whatsapp", "com.viber.voip", "com.facebook.katana", "com.google.android.gm", "com.android.chrome",
         "com.twitter.android", "com.instagram.android", "com.spotify.music", "com.google.android.youtube",
@@ -19,7 +19,7 @@ public enum SyntheticTrace {
 
     /// Writes a benchmark trace of `rows` events to `directory/name-rows.csv.gz`, logging it.
     /// - Returns: The path and its size in bytes.
-    public static func generate<Log: TextOutputStream>(rows: Int, in directory: String, name: String, log: inout Log) throws(TraceError) -> (path: String, bytes: Int64) {
+    static func generate<Log: TextOutputStream>(rows: Int, in directory: String, name: String, log: inout Log) throws(TraceError) -> (path: String, bytes: Int64) {
         let path = "\(directory)/\(name)-\(rows).csv.gz"
         log.write("generating \(rows) rows → \(path)\n")
         try write(path: path, rows: rows)
@@ -28,7 +28,7 @@ public enum SyntheticTrace {
 
     /// Writes `rows` events over `devices` devices to a gzip CSV at `path`.
     /// - Complexity: O(rows).
-    public static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
+    static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
         let out = try GzipSink(path: path)
         var rng = SeededGenerator(seed: seed)
         out.write(TraceColumn.header + "\n")

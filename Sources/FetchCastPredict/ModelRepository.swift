@@ -69,7 +69,7 @@ public final class ModelRepository {
 
     /// Decoded models and priors shared with the other repositories of the process (the
     /// service's readers); `nil`: every answer reads and decodes the device's saved state.
-    public var cache: ModelCache?
+    package var cache: ModelCache?
 
     /// Device models a fold holds in memory at once (the first fold of a large store would
     /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.

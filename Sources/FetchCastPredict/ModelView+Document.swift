@@ -2,41 +2,41 @@ import FetchCastModel
 import FetchCastTrace
 
 /// What `fetchcast model` shows for a device, as a value (the HTTP service answers it as JSON).
-public struct ModelDocument: Sendable, Hashable, Codable {
+package struct ModelDocument: Sendable, Hashable, Codable {
     /// Quiet hours of one app.
-    public struct Quiet: Sendable, Hashable, Codable {
+    package struct Quiet: Sendable, Hashable, Codable {
         /// The app.
-        public var app: String
+        package var app: String
         /// Local hours (0–23) when new content averages under 0.5 an hour.
-        public var hours: [Int]
+        package var hours: [Int]
     }
 
     /// One co-usage pair.
-    public struct Pair: Sendable, Hashable, Codable {
+    package struct Pair: Sendable, Hashable, Codable {
         /// The app launched first.
-        public var trigger: String
+        package var trigger: String
         /// The app whose session may follow.
-        public var app: String
+        package var app: String
         /// P(a session of `app` within τ after a launch of `trigger`).
-        public var probability: Double
+        package var probability: Double
         /// Recency-weighted launches of `trigger` behind it.
-        public var support: Double
+        package var support: Double
     }
 
     /// Record schema version.
-    public var schema = 1
+    package var schema = 1
     /// The device.
-    public var device: String
+    package var device: String
     /// The app shown, or `nil` for all the device's top apps together.
-    public var app: String?
+    package var app: String?
     /// Expected session starts per hour, by local hour of week (168 values, Monday 00:00 first).
-    public var sessionsPerHour: [Double]
+    package var sessionsPerHour: [Double]
     /// Recency-weighted hours observed.
-    public var observedHours: Double
+    package var observedHours: Double
     /// Quiet hours of the apps shown (apps with content evidence only).
-    public var quietHours: [Quiet]
+    package var quietHours: [Quiet]
     /// Strongest co-usage pairs into the apps shown.
-    public var coUsage: [Pair]
+    package var coUsage: [Pair]
 
     enum CodingKeys: String, CodingKey {
         case schema, device, app
@@ -49,7 +49,7 @@ public struct ModelDocument: Sendable, Hashable, Codable {
 
 extension ModelView {
     /// The grid, quiet hours and co-usage pairs that ``write(to:)`` prints, as a value.
-    public func document() -> ModelDocument {
+    package func document() -> ModelDocument {
         let name = { (id: Int32) in snapshot.appNames[Int64(id)] ?? String(id) }
         let apps = appID.map { [$0] } ?? Array(model.appsBySessions.prefix(5))
         return ModelDocument(

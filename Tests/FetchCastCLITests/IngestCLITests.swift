@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import FetchCastStore
+@testable import FetchCastStore  // the store's connection, to check integrity
 
 /// `fetchcast ingest`, `stats`, `files` and `forget`, run as the built binary.
 struct IngestCLITests {

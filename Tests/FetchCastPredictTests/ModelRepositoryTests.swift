@@ -1,5 +1,5 @@
 import FetchCastModel
-import FetchCastStore
+@testable import FetchCastStore  // the store's connection, to simulate a full disk
 import FetchCastTrace
 import Foundation
 import Testing

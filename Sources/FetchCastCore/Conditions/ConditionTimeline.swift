@@ -8,29 +8,29 @@
 ///
 /// - Complexity: ``append(_:atMicros:)`` O(1) amortised; ``conditions(atMicros:)`` O(log n) in
 ///   the rows appended.
-public struct ConditionTimeline: Sendable, Hashable {
+package struct ConditionTimeline: Sendable, Hashable {
     /// The instants of the rows, non-decreasing.
-    public private(set) var times: [Int64] = []
+    package private(set) var times: [Int64] = []
     /// The conditions holding from each instant on (every row before it applied).
-    public private(set) var states: [DeviceConditions] = []
+    package private(set) var states: [DeviceConditions] = []
 
     /// Creates an empty timeline (every field unknown at every instant).
-    public init() {}
+    package init() {}
 
     /// Creates a timeline from rows in time order.
-    public init(_ rows: some Sequence<(timeMicros: Int64, change: ConditionChange)>) {
+    package init(_ rows: some Sequence<(timeMicros: Int64, change: ConditionChange)>) {
         for r in rows { append(r.change, atMicros: r.timeMicros) }
     }
 
     /// The conditions after the last row.
-    public var latest: DeviceConditions { states.last ?? .unknown }
+    package var latest: DeviceConditions { states.last ?? .unknown }
 
     /// Whether no row was appended.
-    public var isEmpty: Bool { times.isEmpty }
+    package var isEmpty: Bool { times.isEmpty }
 
     /// Adds a `state` row at `timeMicros`, which must not be before the previous row's.
     /// - Precondition: `timeMicros` ≥ the last appended instant.
-    public mutating func append(_ change: ConditionChange, atMicros timeMicros: Int64) {
+    package mutating func append(_ change: ConditionChange, atMicros timeMicros: Int64) {
         precondition(times.last.map { timeMicros >= $0 } ?? true, "state rows must come in time order")
         var next = latest
         next.apply(change)
@@ -43,7 +43,7 @@ public struct ConditionTimeline: Sendable, Hashable {
     }
 
     /// What held at `timeMicros`: every row at or before it applied.
-    public func conditions(atMicros timeMicros: Int64) -> DeviceConditions {
+    package func conditions(atMicros timeMicros: Int64) -> DeviceConditions {
         var low = 0, high = times.count
         while low < high {
             let mid = (low + high) / 2
@@ -54,7 +54,7 @@ public struct ConditionTimeline: Sendable, Hashable {
 
     /// What held at `time` (Unix seconds, rounded to the nearest microsecond, so that a time
     /// computed as `Double(micros) / 1e6` finds the row at `micros`).
-    public func conditions(at time: Double) -> DeviceConditions {
+    package func conditions(at time: Double) -> DeviceConditions {
         conditions(atMicros: Int64((time * 1_000_000).rounded()))
     }
 }

@@ -2,34 +2,34 @@
 ///
 /// This is the form the parser produces on the hot path: no strings are allocated per row.
 /// Names are looked up in the ``SymbolTable`` the reader was given.
-public struct EncodedEvent: Sendable, Hashable {
+package struct EncodedEvent: Sendable, Hashable {
     /// The instant, in microseconds since the Unix epoch (UTC).
-    public var timeMicros: Int64
+    package var timeMicros: Int64
     /// The device's offset from UTC at that instant, in seconds (east positive).
-    public var utcOffsetSeconds: Int32
+    package var utcOffsetSeconds: Int32
     /// The device's symbol, or ``EncodedEvent/everyDevice`` for a `publish` with an empty device.
-    public var device: Int32
+    package var device: Int32
     /// The app's symbol (the empty name's for a `state` row).
-    public var app: Int32
+    package var app: Int32
     /// What happened.
-    public var kind: EventKind
+    package var kind: EventKind
     /// The fetch outcome; set exactly when `kind == .fetch`.
-    public var result: FetchResult?
+    package var result: FetchResult?
     /// Bytes transferred, when the trace says.
-    public var bytes: Int64?
+    package var bytes: Int64?
     /// What a `state` row sets (empty for every other kind). Declared here, after ``bytes``,
     /// so that its five bytes sit in padding and the event stays 64 bytes.
-    public var conditions: ConditionChange
+    package var conditions: ConditionChange
     /// Duration in milliseconds, when the trace says.
-    public var durationMs: Int64?
+    package var durationMs: Int64?
     /// The 1-based line of the input where the row starts.
-    public var line: Int64
+    package var line: Int64
 
     /// The device symbol of a `publish` event that applies to every device.
-    public static let everyDevice: Int32 = -1
+    package static let everyDevice: Int32 = -1
 
     /// Creates an event.
-    public init(
+    package init(
         timeMicros: Int64, utcOffsetSeconds: Int32, device: Int32, app: Int32, kind: EventKind,
         result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil, line: Int64 = 0,
         conditions: ConditionChange = ConditionChange()
@@ -47,5 +47,5 @@ public struct EncodedEvent: Sendable, Hashable {
     }
 
     /// The instant in (fractional) Unix seconds.
-    public var time: Double { Double(timeMicros) / 1_000_000 }
+    package var time: Double { Double(timeMicros) / 1_000_000 }
 }

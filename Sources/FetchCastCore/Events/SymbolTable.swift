@@ -5,7 +5,7 @@
 /// Devices and apps share one table: a symbol is just a name.
 ///
 /// - Complexity: `intern` is O(length of the name) expected.
-public final class SymbolTable {
+package final class SymbolTable {
     private var arena: [UInt8] = []
     private var starts: [Int] = [0]
     private var slots: [Int32]
@@ -13,33 +13,33 @@ public final class SymbolTable {
     private var names: [String] = []
 
     /// Creates an empty table.
-    public init() {
+    package init() {
         slots = Array(repeating: -1, count: 1024)
     }
 
     /// How many distinct names the table holds.
-    public var count: Int { names.count }
+    package var count: Int { names.count }
 
     /// The name of a symbol.
-    public func name(_ symbol: Int32) -> String { names[Int(symbol)] }
+    package func name(_ symbol: Int32) -> String { names[Int(symbol)] }
 
     /// Every name, indexed by symbol.
-    public var allNames: [String] { names }
+    package var allNames: [String] { names }
 
     /// The symbol of a name already interned, or `nil`.
-    public func lookup(_ name: String) -> Int32? {
+    package func lookup(_ name: String) -> Int32? {
         var name = name
         return name.withUTF8 { find(UnsafeRawBufferPointer($0), hash: Self.hash(UnsafeRawBufferPointer($0))) }
     }
 
     /// The symbol of a name, adding it if new.
-    public func intern(_ name: String) -> Int32 {
+    package func intern(_ name: String) -> Int32 {
         var name = name
         return name.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
     }
 
     /// The symbol of a name given as UTF-8 bytes, adding it if new.
-    public func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+    package func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         let h = Self.hash(bytes)
         if let found = find(bytes, hash: h) { return found }
         let symbol = Int32(names.count)

@@ -56,7 +56,7 @@ public struct TraceEvent: Sendable, Hashable, Codable {
 
 extension TraceEvent {
     /// Spells out an encoded event's names from the table that interned them.
-    public init(_ event: EncodedEvent, symbols: SymbolTable) {
+    package init(_ event: EncodedEvent, symbols: SymbolTable) {
         self.init(
             timeMicros: event.timeMicros, utcOffsetSeconds: event.utcOffsetSeconds,
             device: event.device == EncodedEvent.everyDevice ? "" : symbols.name(event.device),

@@ -2,10 +2,10 @@
 ///
 /// The algorithms are Howard Hinnant's `days_from_civil` / `civil_from_days`
 /// (<https://howardhinnant.github.io/date_algorithms.html>): exact for every year, no tables.
-public enum CivilDate {
+package enum CivilDate {
     /// The day number of a calendar date.
     @inline(__always)
-    public static func days(year: Int, month: Int, day: Int) -> Int {
+    package static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -16,7 +16,7 @@ public enum CivilDate {
     }
 
     /// The calendar date of a day number.
-    public static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func date(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -30,7 +30,7 @@ public enum CivilDate {
 
     /// Days in a month of a year.
     @inline(__always)
-    public static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -40,7 +40,7 @@ public enum CivilDate {
 
     /// Day of week of a day number, Monday = 0 … Sunday = 6 (ISO 8601 order).
     @inline(__always)
-    public static func weekday(days: Int) -> Int {
+    package static func weekday(days: Int) -> Int {
         // 1970-01-01 was a Thursday (3).
         let w = (days + 3) % 7
         return w < 0 ? w + 7 : w

@@ -3,28 +3,28 @@
 /// FetchCast learns in the user's local time: "opens the news app around 13:00" means 13:00 on
 /// the phone, wherever it is. These helpers turn (instant, offset) into local day, hour and
 /// hour of week without Foundation.
-public enum LocalTime {
+package enum LocalTime {
     /// Microseconds in a second, an hour and a day.
-    public static let microsPerSecond: Int64 = 1_000_000
-    public static let microsPerHour: Int64 = 3_600_000_000
-    public static let microsPerDay: Int64 = 86_400_000_000
+    package static let microsPerSecond: Int64 = 1_000_000
+    package static let microsPerHour: Int64 = 3_600_000_000
+    package static let microsPerDay: Int64 = 86_400_000_000
 
     /// The local calendar day number (days since 1970-01-01 on the local wall clock).
     @inline(__always)
-    public static func day(time: Double, utcOffsetSeconds: Int32) -> Int {
+    package static func day(time: Double, utcOffsetSeconds: Int32) -> Int {
         Int(((time + Double(utcOffsetSeconds)) / 86_400).rounded(.down))
     }
 
     /// The local calendar day number of a microsecond instant.
     @inline(__always)
-    public static func day(micros: Int64, utcOffsetSeconds: Int32) -> Int {
+    package static func day(micros: Int64, utcOffsetSeconds: Int32) -> Int {
         let local = micros + Int64(utcOffsetSeconds) * microsPerSecond
         return Int(local >= 0 ? local / microsPerDay : (local - microsPerDay + 1) / microsPerDay)
     }
 
     /// The local hour of week, 0 = Monday 00:00–01:00 … 167 = Sunday 23:00–24:00.
     @inline(__always)
-    public static func hourOfWeek(time: Double, utcOffsetSeconds: Int32) -> Int {
+    package static func hourOfWeek(time: Double, utcOffsetSeconds: Int32) -> Int {
         let local = time + Double(utcOffsetSeconds)
         let day = Int((local / 86_400).rounded(.down))
         let hour = Int(((local - Double(day) * 86_400) / 3_600).rounded(.down))
@@ -33,13 +33,13 @@ public enum LocalTime {
 
     /// The local hour of day, 0–23.
     @inline(__always)
-    public static func hourOfDay(time: Double, utcOffsetSeconds: Int32) -> Int {
+    package static func hourOfDay(time: Double, utcOffsetSeconds: Int32) -> Int {
         hourOfWeek(time: time, utcOffsetSeconds: utcOffsetSeconds) % 24
     }
 
     /// The UTC instant (Unix seconds) at which a local day starts.
     @inline(__always)
-    public static func startOfDay(_ day: Int, utcOffsetSeconds: Int32) -> Double {
+    package static func startOfDay(_ day: Int, utcOffsetSeconds: Int32) -> Double {
         Double(day) * 86_400 - Double(utcOffsetSeconds)
     }
 }

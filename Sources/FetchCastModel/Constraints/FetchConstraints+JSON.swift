@@ -2,23 +2,23 @@ import FetchCastCore
 import Foundation
 
 /// Why a constraints file was refused: the file, the key at fault and what to write instead.
-public struct ConstraintsError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ConstraintsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file as the user named it.
-    public var file: String
+    package var file: String
     /// The key path at fault (`apps.com.example.news.network`), or empty for the whole file.
-    public var key: String
+    package var key: String
     /// What is wrong and what was expected, a full sentence.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(file: String, key: String, message: String) {
+    package init(file: String, key: String, message: String) {
         self.file = file
         self.key = key
         self.message = message
     }
 
     /// `FILE: key: message`.
-    public var description: String { key.isEmpty ? "\(file): \(message)" : "\(file): \(key): \(message)" }
+    package var description: String { key.isEmpty ? "\(file): \(message)" : "\(file): \(key): \(message)" }
 }
 
 extension FetchConstraints {
@@ -31,7 +31,7 @@ extension FetchConstraints {
     ///   - file: Its name, for messages.
     ///   - system: The system rules to combine with.
     /// - Throws: ``ConstraintsError`` naming the file and key.
-    public init(json: Data, file: String, system: SystemRules = .none) throws(ConstraintsError) {
+    package init(json: Data, file: String, system: SystemRules = .none) throws(ConstraintsError) {
         func fail(_ key: String, _ message: String) -> ConstraintsError { ConstraintsError(file: file, key: key, message: message) }
         let root: JSONValue
         do { root = try JSONDecoder().decode(JSONValue.self, from: json) } catch {

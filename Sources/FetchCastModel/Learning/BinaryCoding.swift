@@ -2,12 +2,12 @@ import Foundation
 
 /// A compact little-endian binary form for persisted model state: `predict` must load a
 /// device's model in well under a millisecond, which JSON cannot do for ~10⁵ numbers.
-public struct BinaryWriter {
+package struct BinaryWriter {
     /// The bytes written so far.
-    public internal(set) var bytes: [UInt8] = []
+    package internal(set) var bytes: [UInt8] = []
 
     /// Creates an empty writer.
-    public init() {}
+    package init() {}
 
     @inline(__always)
     mutating func raw<T>(_ value: T) {
@@ -37,7 +37,7 @@ public struct BinaryWriter {
 
 /// Reads what ``BinaryWriter`` wrote, straight from the bytes (no intermediate copies): numbers
 /// are loaded unaligned, arrays of doubles are one bulk copy each.
-public struct BinaryReader {
+package struct BinaryReader {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
 
@@ -45,8 +45,8 @@ public struct BinaryReader {
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Thrown for truncated or malformed state.
-    public struct Malformed: Error, CustomStringConvertible {
-        public var description: String { "the stored model state is damaged; it will be rebuilt from the events" }
+    package struct Malformed: Error, CustomStringConvertible {
+        package var description: String { "the stored model state is damaged; it will be rebuilt from the events" }
     }
 
     @inline(__always)
@@ -115,7 +115,7 @@ extension DeviceModel {
     static let formatVersion = 3
 
     /// The model in the compact binary form the store keeps.
-    public func binaryEncoded() throws -> [UInt8] {
+    package func binaryEncoded() throws -> [UInt8] {
         var w = BinaryWriter()
         w.int(Self.formatVersion)
         w.int(0)
@@ -181,14 +181,14 @@ extension DeviceModel {
 
     /// Decodes ``binaryEncoded()``.
     /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
-    public init(binary bytes: [UInt8]) throws {
+    package init(binary bytes: [UInt8]) throws {
         self = try bytes.withUnsafeBytes { try DeviceModel(binary: $0) }
     }
 
     /// Decodes ``binaryEncoded()`` from bytes it does not keep (e.g. a blob SQLite still owns).
     /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
     /// - Complexity: O(size of the state): bulk copies, no hashing of co-usage pairs.
-    public init(binary bytes: UnsafeRawBufferPointer) throws {
+    package init(binary bytes: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(bytes)
         guard try r.int() == Self.formatVersion else { throw BinaryReader.Malformed() }
         _ = try r.int()
@@ -239,7 +239,7 @@ extension DeviceModel {
 
 extension DevicePrior {
     /// The prior in the compact binary form the store keeps beside each device's model.
-    public func binaryEncoded() -> [UInt8] {
+    package func binaryEncoded() -> [UInt8] {
         var w = BinaryWriter()
         w.doubles(globalRates)
         w.int(appRates.count)
@@ -249,12 +249,12 @@ extension DevicePrior {
     }
 
     /// Decodes ``binaryEncoded()``.
-    public init(binary bytes: [UInt8]) throws {
+    package init(binary bytes: [UInt8]) throws {
         self = try bytes.withUnsafeBytes { try DevicePrior(binary: $0) }
     }
 
     /// Decodes ``binaryEncoded()`` from bytes it does not keep.
-    public init(binary bytes: UnsafeRawBufferPointer) throws {
+    package init(binary bytes: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(bytes)
         self = .none
         globalRates = try r.doubles()

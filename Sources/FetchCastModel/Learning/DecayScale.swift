@@ -6,17 +6,17 @@ import Foundation
 /// stored number as time passes; reading at time `now` multiplies by `exp(−λ (now − reference))`.
 /// Ratios of stored numbers need no correction at all. When weights grow large, ``DeviceModel``
 /// moves the reference forward and rescales (amortised O(1)).
-public struct DecayScale: Sendable, Hashable, Codable {
+struct DecayScale: Sendable, Hashable, Codable {
     /// The instant weights are relative to.
-    public var reference: Double
+    var reference: Double
     /// The decay rate per second.
-    public var rate: Double
+    var rate: Double
 
     /// The stored weight of an event at `time`.
     @inline(__always)
-    public func weight(at time: Double) -> Double { exp(rate * (time - reference)) }
+    func weight(at time: Double) -> Double { exp(rate * (time - reference)) }
 
     /// The factor turning stored numbers into present-day weights at `now`.
     @inline(__always)
-    public func readFactor(at now: Double) -> Double { exp(-rate * (now - reference)) }
+    func readFactor(at now: Double) -> Double { exp(-rate * (now - reference)) }
 }

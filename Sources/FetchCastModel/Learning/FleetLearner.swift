@@ -15,15 +15,15 @@
 ///
 /// - Complexity: ``observe(_:device:)`` is O(1) amortised for a device's event and O(models
 ///   held) for a publish to every device.
-public struct FleetLearner<Device: Hashable & Sendable>: Sendable {
+package struct FleetLearner<Device: Hashable & Sendable>: Sendable {
     /// The model constants of every device.
-    public let configuration: ModelConfiguration
+    package let configuration: ModelConfiguration
     /// What was published to every device so far.
-    public private(set) var everyone: DeviceModel
+    package private(set) var everyone: DeviceModel
     /// The models held, by device.
-    public var models: [Device: DeviceModel]
+    package var models: [Device: DeviceModel]
     /// The contributions pooled so far (``pool(_:name:)``).
-    public private(set) var population: PopulationSums
+    package private(set) var population: PopulationSums
 
     /// Creates a learner.
     /// - Parameters:
@@ -31,7 +31,7 @@ public struct FleetLearner<Device: Hashable & Sendable>: Sendable {
     ///   - everyone: The publishes to every device folded before (none when `nil`).
     ///   - models: Saved models to go on from.
     ///   - population: Sums pooled before.
-    public init(
+    package init(
         configuration: ModelConfiguration = ModelConfiguration(), everyone: DeviceModel? = nil, models: [Device: DeviceModel] = [:],
         population: PopulationSums = PopulationSums()
     ) {
@@ -42,7 +42,7 @@ public struct FleetLearner<Device: Hashable & Sendable>: Sendable {
     }
 
     /// Learns from one event of `device`, or of every device when `device` is `nil`.
-    public mutating func observe(_ event: DeviceEvent, device: Device?) {
+    package mutating func observe(_ event: DeviceEvent, device: Device?) {
         guard let device else {
             everyone.observe(event)
             var i = models.startIndex
@@ -67,7 +67,7 @@ public struct FleetLearner<Device: Hashable & Sendable>: Sendable {
     /// - Returns: The contribution added (`nil`, and nothing added, when the device has no model).
     /// - Complexity: O(the device's apps × 168 + pairs).
     @discardableResult
-    public mutating func pool(_ device: Device, name: (Int32) -> String) -> PopulationSums? {
+    package mutating func pool(_ device: Device, name: (Int32) -> String) -> PopulationSums? {
         guard let model = models[device] else { return nil }
         let own = PopulationSums(model: model, name: name)
         population.add(own)
@@ -76,7 +76,7 @@ public struct FleetLearner<Device: Hashable & Sendable>: Sendable {
 
     /// Takes a contribution pooled before out of ``population`` again (a device's state before
     /// new events, about to be pooled anew). Exact: the sums are those of the other devices.
-    public mutating func unpool(_ contribution: PopulationSums) {
+    package mutating func unpool(_ contribution: PopulationSums) {
         population.remove(contribution)
     }
 }

@@ -6,9 +6,9 @@ import Foundation
 /// The gap distribution gives the *return* chance: given that the app was last launched Δ ago,
 /// how likely is the next launch within the coming τ? For messaging and news apps that chance
 /// is high just after the cache goes stale, which no hour-of-week histogram can see.
-public enum GapBins {
+enum GapBins {
     /// Number of bins.
-    public static let count = 32
+    static let count = 32
     static let span = 14.0 * 86_400
 
     @inline(__always)
@@ -16,7 +16,7 @@ public enum GapBins {
 
     /// The bin of a gap.
     @inline(__always)
-    public static func bin(_ gap: Double, tau: Double) -> Int {
+    static func bin(_ gap: Double, tau: Double) -> Int {
         if gap < tau { return 0 }
         if gap >= span { return count - 1 }
         let i = Int((log(gap / tau) / log(ratio(tau: tau))).rounded(.down)) + 1
@@ -25,13 +25,13 @@ public enum GapBins {
 
     /// The lower edge of a bin.
     @inline(__always)
-    public static func lowerEdge(_ bin: Int, tau: Double) -> Double {
+    static func lowerEdge(_ bin: Int, tau: Double) -> Double {
         bin == 0 ? 0 : tau * pow(ratio(tau: tau), Double(bin - 1))
     }
 
     /// P(gap ≥ x) from bin counts, log-uniform inside a bin (uniform in bin 0; the last bin's
     /// mass is taken to lie beyond 14 days).
-    public static func survival(_ x: Double, counts: [Double], total: Double, tau: Double) -> Double {
+    static func survival(_ x: Double, counts: [Double], total: Double, tau: Double) -> Double {
         guard total > 0 else { return 1 }
         if x <= 0 { return 1 }
         let b = bin(x, tau: tau)
@@ -86,13 +86,13 @@ struct GapSurvival {
 
 /// Bins for "how long ago was this app last launched" when another app is launched:
 /// `[0, τ)`, `[τ, 2τ)`, `[2τ, 4τ)`, … `[32τ, ∞)`, and never.
-public enum ResponseBins {
+enum ResponseBins {
     /// Number of bins.
-    public static let count = 8
+    static let count = 8
 
     /// The bin of the time since the app's last launch (`nil`: never launched).
     @inline(__always)
-    public static func bin(sinceLast: Double?, tau: Double) -> Int {
+    static func bin(sinceLast: Double?, tau: Double) -> Int {
         guard let d = sinceLast else { return count - 1 }
         if d < tau { return 0 }
         var edge = 2 * tau
@@ -108,7 +108,7 @@ public enum ResponseBins {
     /// burst of use), ``count`` when it had been idle for τ or more (a burst starts: every app
     /// not used in the last τ is a likely next session).
     @inline(__always)
-    public static func idleOffset(sinceAnyLaunch: Double?, tau: Double) -> Int {
+    static func idleOffset(sinceAnyLaunch: Double?, tau: Double) -> Int {
         guard let d = sinceAnyLaunch, d < tau else { return count }
         return 0
     }

@@ -2,13 +2,13 @@ import FetchCastCore
 
 /// Hour-of-week slots (0 = Monday 00:00–01:00 local … 167 = Sunday 23:00–24:00) and spreading an
 /// interval's duration over the slots it covers.
-public enum HourOfWeek {
+package enum HourOfWeek {
     /// Slots in a week.
-    public static let count = 168
+    package static let count = 168
 
     /// The slot of an instant on a device's local clock.
     @inline(__always)
-    public static func slot(_ time: Double, offset: Int32) -> Int {
+    package static func slot(_ time: Double, offset: Int32) -> Int {
         LocalTime.hourOfWeek(time: time, utcOffsetSeconds: offset)
     }
 
@@ -16,7 +16,7 @@ public enum HourOfWeek {
     ///
     /// - Complexity: O(min(hours spanned, 168)); intervals longer than a week add whole weeks
     ///   evenly first.
-    public static func spread(from start: Double, to end: Double, offset: Int32, _ body: (Int, Double) -> Void) {
+    package static func spread(from start: Double, to end: Double, offset: Int32, _ body: (Int, Double) -> Void) {
         guard end > start else { return }
         var a = start
         let week = 7.0 * 86_400

@@ -6,10 +6,10 @@
 /// least `minimumPairSupport` trials (taking a device out can only lower both). The prior is
 /// bit for bit ``PopulationSums/devicePrior(excluding:apps:)``: the same subtractions of the
 /// same numbers.
-public struct PopulationIndex: Sendable {
+package struct PopulationIndex: Sendable {
     /// The sums indexed (without their pairs when decoded by ``init(binary:)``: those are in
     /// the index).
-    public let sums: PopulationSums
+    package let sums: PopulationSums
     /// App names, numbered, and by number.
     private let names: [String: Int32]
     private let numbered: [String]
@@ -25,7 +25,7 @@ public struct PopulationIndex: Sendable {
 
     /// Indexes sums.
     /// - Complexity: O(app names + pairs).
-    public init(_ sums: PopulationSums) {
+    package init(_ sums: PopulationSums) {
         self.sums = sums
         var names: [String: Int32] = [:]
         var numbered: [String] = []
@@ -52,7 +52,7 @@ public struct PopulationIndex: Sendable {
     /// each app name once, not each pair: what a process that only reads pays for the sums.
     /// - Throws: ``BinaryReader/Malformed`` for damaged or foreign bytes.
     /// - Complexity: O(size of the sums).
-    public init(binary bytes: UnsafeRawBufferPointer) throws {
+    package init(binary bytes: UnsafeRawBufferPointer) throws {
         var numbered: [String] = []
         var candidates: [(trigger: Int32, follower: Int32, sums: PopulationSums.PairSums)] = []
         let sums = try PopulationSums(binary: bytes, names: &numbered) { trigger, follower, pairSums in
@@ -96,7 +96,7 @@ public struct PopulationIndex: Sendable {
     ///   - name: The name of each of its app ids.
     ///   - apps: The apps to translate the prior to: id → name.
     /// - Complexity: O(apps × 168 + the eligible pairs the apps trigger).
-    public func devicePrior(excluding pooled: DeviceModel?, name: (Int32) -> String, apps deviceApps: [Int32: String]) -> DevicePrior {
+    package func devicePrior(excluding pooled: DeviceModel?, name: (Int32) -> String, apps deviceApps: [Int32: String]) -> DevicePrior {
         // Two ids with one name pool together; the index assumes one id a name (the store's case).
         let ownNames = pooled.map { model in model.apps.keys.map(name) } ?? []
         guard Set(deviceApps.values).count == deviceApps.count, Set(ownNames).count == ownNames.count else {

@@ -11,7 +11,7 @@
 /// sessions) every partial sum is then exact in `Double`: the sums do not depend on the order
 /// devices are added in (nor on dictionary order), adding and removing a device restores the
 /// same bits, and the pooled sums minus one device are exactly the sums of the others.
-public struct PopulationSums: Sendable {
+package struct PopulationSums: Sendable {
     /// Session and exposure sums by hour of week, and how many devices contributed.
     struct Rates: Sendable {
         var sessions = Array(repeating: 0.0, count: HourOfWeek.count)
@@ -33,15 +33,15 @@ public struct PopulationSums: Sendable {
     }
 
     /// Devices added (with or without history).
-    public internal(set) var devices = 0
+    package internal(set) var devices = 0
     /// Pairs seen after fewer trigger launches (present-day weight) are left out of priors.
-    public let minimumPairSupport: Double
+    package let minimumPairSupport: Double
     var all = Rates()
     var apps: [String: Rates] = [:]
     var pairs: [NamePair: PairSums] = [:]
 
     /// Empty sums: no population.
-    public init(minimumPairSupport: Double = 5) {
+    package init(minimumPairSupport: Double = 5) {
         self.minimumPairSupport = minimumPairSupport
     }
 
@@ -51,7 +51,7 @@ public struct PopulationSums: Sendable {
     ///   - name: The name of each of its app ids.
     ///   - minimumPairSupport: As in ``init(minimumPairSupport:)``.
     /// - Complexity: O(apps × 168 + apps² + pairs) of the device.
-    public init(model: DeviceModel, name: (Int32) -> String, minimumPairSupport: Double = 5) {
+    package init(model: DeviceModel, name: (Int32) -> String, minimumPairSupport: Double = 5) {
         self.init(model: model, name: name, minimumPairSupport: minimumPairSupport, includingPairs: true)
     }
 
@@ -104,11 +104,11 @@ public struct PopulationSums: Sendable {
 
     /// Adds a device's contribution (``init(model:name:minimumPairSupport:)``).
     /// - Complexity: O(the contribution's apps × 168 + pairs).
-    public mutating func add(_ other: PopulationSums) { merge(other, sign: 1) }
+    package mutating func add(_ other: PopulationSums) { merge(other, sign: 1) }
 
     /// Takes a contribution added before out again (a device's state before new events).
     /// - Complexity: O(the contribution's apps × 168 + pairs).
-    public mutating func remove(_ other: PopulationSums) { merge(other, sign: -1) }
+    package mutating func remove(_ other: PopulationSums) { merge(other, sign: -1) }
 
     private mutating func merge(_ other: PopulationSums, sign: Double) {
         let k = Int(sign)
@@ -138,7 +138,7 @@ public struct PopulationSums: Sendable {
 
     /// The prior these sums stand for.
     /// - Complexity: O(app names × 168 + pairs).
-    public func prior() -> PopulationPrior {
+    package func prior() -> PopulationPrior {
         var prior = PopulationPrior(globalRates: Self.globalRates(all))
         prior.devices = devices
         for (name, rates) in apps where rates.devices > 0 { prior.appRates[name] = Self.appRates(rates) }
@@ -156,7 +156,7 @@ public struct PopulationSums: Sendable {
     ///   - own: The device's contribution, as added to these sums.
     ///   - apps: The device's apps: id → name.
     /// - Complexity: O(apps × 168 + apps²) of the device; nothing proportional to other devices.
-    public func devicePrior(excluding own: PopulationSums, apps deviceApps: [Int32: String]) -> DevicePrior {
+    package func devicePrior(excluding own: PopulationSums, apps deviceApps: [Int32: String]) -> DevicePrior {
         var prior = devicePriorRates(excluding: own, apps: deviceApps)
         var translated: [UInt64: Double] = [:]
         for (x, nx) in deviceApps {
@@ -189,7 +189,7 @@ public struct PopulationSums: Sendable {
 
     /// ``devicePrior(excluding:apps:)`` for a device whose app symbols index `names` (only the
     /// names the population knows are translated).
-    public func devicePrior(excluding own: PopulationSums, names: [String]) -> DevicePrior {
+    package func devicePrior(excluding own: PopulationSums, names: [String]) -> DevicePrior {
         var deviceApps: [Int32: String] = [:]
         for (i, name) in names.enumerated() where apps[name] != nil { deviceApps[Int32(i)] = name }
         return devicePrior(excluding: own, apps: deviceApps)

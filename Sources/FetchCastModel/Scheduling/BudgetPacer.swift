@@ -7,7 +7,7 @@ import Foundation
 /// rest of the day above the bar match the fetches left today: a threshold policy for an
 /// online knapsack. On a device's first day it has no history and spends first come, first
 /// served above ``SchedulerConfiguration/minimumValue``.
-public struct BudgetPacer: Sendable, Codable {
+package struct BudgetPacer: Sendable, Codable {
     static let bins = 40
     /// Opportunities per (hour of day, value bin), recency-weighted over days.
     var histogram: [Double] = Array(repeating: 0, count: 24 * 40)
@@ -26,7 +26,7 @@ public struct BudgetPacer: Sendable, Codable {
     }
 
     /// Creates a pacer forgetting with `memory` per day.
-    public init(memory: Double) { self.memory = memory }
+    package init(memory: Double) { self.memory = memory }
 
     @inline(__always)
     static func bin(_ value: Double) -> Int {
@@ -39,7 +39,7 @@ public struct BudgetPacer: Sendable, Codable {
     static func lowerEdge(_ bin: Int) -> Double { pow(10, Double(bin) / Double(bins) * 3 - 3) }
 
     /// Moves to a new local day: folds today's counts into the memory.
-    public mutating func startDay(_ day: Int) {
+    package mutating func startDay(_ day: Int) {
         guard day != currentDay else { return }
         if currentDay != nil {
             for i in 0..<histogram.count {
@@ -55,14 +55,14 @@ public struct BudgetPacer: Sendable, Codable {
     }
 
     /// Records an opportunity of some value at a local hour.
-    public mutating func record(value: Double, hour: Int) {
+    package mutating func record(value: Double, hour: Int) {
         today[hour * Self.bins + Self.bin(value)] += 1
     }
 
     /// Records an opportunity to fetch `app` at `time`: looks at the same app less than `window`
     /// after the one that opened its opportunity count once, at the best value seen (one fetch
     /// could have been made of them all).
-    public mutating func record(value: Double, hour: Int, app: Int32, time: Double, window: Double) {
+    package mutating func record(value: Double, hour: Int, app: Int32, time: Double, window: Double) {
         let index = hour * Self.bins + Self.bin(value)
         if let o = open[app], time - o.start < window {
             if index > o.index, o.index / Self.bins == hour {
@@ -80,7 +80,7 @@ public struct BudgetPacer: Sendable, Codable {
     ///
     /// The expected rest-of-day counts are scaled by how busy today has been so far against a
     /// usual day up to the same hour (between 0.5× and 3×): heavy days raise the bar early.
-    public func threshold(hour: Int, remaining: Int, floor: Double) -> Double {
+    package func threshold(hour: Int, remaining: Int, floor: Double) -> Double {
         guard remaining > 0 else { return .infinity }
         guard days > 0.5 else { return floor }
         var usualSoFar = 0.0, todaySoFar = 0.0

@@ -3,30 +3,30 @@ import Foundation
 
 /// What fetching one app at one moment is worth, and why: the one valuation behind both of the
 /// scheduler's drivers, the live ``LearnedPolicy`` and the plans of ``FetchPlanner``.
-public struct FetchValuation: Sendable, Hashable {
+struct FetchValuation: Sendable, Hashable {
     /// P(a session of the app starts within τ) × P(new data) × the share of the τ window not
     /// already fresh: the chance that this fetch makes a session fresh.
-    public var value: Double
+    var value: Double
     /// P(a session of the app starts within τ after the moment).
-    public var launchProbability: Double
+    var launchProbability: Double
     /// P(the fetch finds new data).
-    public var newDataProbability: Double
+    var newDataProbability: Double
     /// Why: the session chance's source.
-    public var reason: FetchReason
+    var reason: FetchReason
 
     static let worthless = FetchValuation(value: 0, launchProbability: 0, newDataProbability: 0, reason: .likelyLaunch(probability: 0))
 }
 
 /// A launch a fetch may react to: the latest launch, when it is at most 2 × ``DeviceModel/triggerDelay``
 /// before the moment valued.
-public struct FetchTrigger: Sendable, Hashable {
+struct FetchTrigger: Sendable, Hashable {
     /// When the launch happened.
-    public var time: Double
+    var time: Double
     /// The app launched.
-    public var app: Int32
+    var app: Int32
 
     /// Creates a trigger.
-    public init(time: Double, app: Int32) {
+    init(time: Double, app: Int32) {
         self.time = time
         self.app = app
     }
@@ -55,7 +55,7 @@ extension DeviceModel {
     /// - Parameters:
     ///   - newData: P(new data at `t`); `nil`: ``newDataProbability(app:at:since:now:)`` since `refreshed`.
     /// - Complexity: O(gap bins) plus O(1) hour slots.
-    public func fetchValue(
+    func fetchValue(
         app: Int32, at t: Double, now: Double, refreshed: Double?, trigger: FetchTrigger?, prior: DevicePrior,
         liftWeight: Double, averageRate: Double? = nil
     ) -> FetchValuation {
@@ -94,7 +94,7 @@ extension DeviceModel {
 
     /// The latest launch, as a trigger for fetches at `t` that react to it (`nil` when it is
     /// too long before `t`).
-    public func trigger(at t: Double) -> FetchTrigger? {
+    func trigger(at t: Double) -> FetchTrigger? {
         guard let last = recent.last(where: { $0.time <= t }) else { return nil }
         let trigger = FetchTrigger(time: last.time, app: last.app)
         return t - trigger.time <= 2 * Self.triggerDelay ? trigger : nil

@@ -22,11 +22,11 @@ import Foundation
 /// (``ConditionHabits``) and scales the bar of a wakeup it would start by
 /// ``SchedulerConfiguration/barFactor(_:habits:at:utcOffsetSeconds:)``: higher on a metered
 /// network on battery, lower on Wi-Fi (lower still before an hour it is usually off Wi-Fi).
-public struct LearnedPolicy: FetchPolicy, Sendable {
+package struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
-    public private(set) var model: DeviceModel
+    package private(set) var model: DeviceModel
     /// The apps it may fetch for.
-    public let apps: [Int32]
+    package let apps: [Int32]
     let configuration: SchedulerConfiguration
     let prior: DevicePrior
     var pacer: BudgetPacer
@@ -54,7 +54,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     ///   - model: A model to start from (learned state), or a fresh one.
     ///   - configuration: Budget, minimum interval and the other constants.
     ///   - prior: What other devices say.
-    public init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior) {
+    package init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior) {
         self.apps = apps
         self.model = model
         self.configuration = configuration
@@ -64,7 +64,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
-    public init(
+    package init(
         context: DeviceContext, model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none, conditionAware: Bool = true
     ) {
         var scheduler = SchedulerConfiguration(budget: context.budget)
@@ -75,7 +75,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler, prior: prior)
     }
 
-    public var nextWakeup: Double? {
+    package var nextWakeup: Double? {
         var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
         for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
@@ -83,7 +83,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         return next
     }
 
-    public mutating func observe(_ event: DeviceEvent) {
+    package mutating func observe(_ event: DeviceEvent) {
         if event.kind == .launch, apps.contains(event.app) {
             let previous = model.lastLaunch(of: event.app) ?? -.infinity
             calibration.launched(event.app, at: event.time, sessionStart: event.time - previous > model.configuration.tau)
@@ -96,14 +96,14 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
     }
 
-    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+    package mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
         if configuration.conditionAware {
             self.conditions = conditions
             habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
         }
     }
 
-    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
+    package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
         model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
         if result == .failed {
             let failures = (retries[app]?.failures ?? 0) + 1
@@ -135,12 +135,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
     }
 
-    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
+    package mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
         var none: [ConsideredFetch] = []
         decide(at: t, into: &fetches, considered: &none, reporting: false)
     }
 
-    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
+    package mutating func wake(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
         decide(at: t, into: &fetches, considered: &considered, reporting: true)
     }
 

@@ -11,17 +11,17 @@ import Foundation
 /// --policies planned`) measures the plans users receive. Its own fetches' results are learned
 /// like fetch events in a trace: a client reports them, and `predict` would see them in the
 /// store.
-public struct PlannedPolicy: FetchPolicy, Sendable {
+package struct PlannedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
-    public private(set) var model: DeviceModel
+    package private(set) var model: DeviceModel
     /// The apps it plans for.
-    public let apps: [Int32]
+    package let apps: [Int32]
     let configuration: SchedulerConfiguration
     let prior: DevicePrior
     /// Seconds between two plans.
-    public let replanInterval: Double
+    package let replanInterval: Double
     /// Whether it also asks for a plan one second after each event it sees.
-    public let replanOnEvent: Bool
+    package let replanOnEvent: Bool
     var plan: [ScheduledFetch] = []
     var next = 0
     var nextReplan: Double?
@@ -41,7 +41,7 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
     ///   - replanInterval: Seconds between two plans (a push scheduler's sweep: 3600).
     ///   - replanOnEvent: Also ask one second after each event seen (a backend that hears of
     ///     every launch as it happens).
-    public init(
+    package init(
         apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior,
         replanInterval: Double = 3600, replanOnEvent: Bool = false
     ) {
@@ -56,7 +56,7 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
 
     /// Creates a policy for a replay from a ``DeviceContext`` (the model's τ is the context's,
     /// as for ``LearnedPolicy``).
-    public init(
+    package init(
         context: DeviceContext, replanInterval: Double = 3600, replanOnEvent: Bool = false,
         model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none
     ) {
@@ -69,9 +69,9 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
     }
 
     /// The plan being followed: the fetches not made yet, in time order.
-    public var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
+    package var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
 
-    public var nextWakeup: Double? {
+    package var nextWakeup: Double? {
         let due = next < plan.count ? plan[next].time : nil
         switch (due, nextReplan) {
         case (let a?, let b?): return min(a, b)
@@ -80,7 +80,7 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    public mutating func observe(_ event: DeviceEvent) {
+    package mutating func observe(_ event: DeviceEvent) {
         model.observe(event)
         let asking = event.time + DeviceModel.triggerDelay
         if let r = nextReplan {
@@ -91,17 +91,17 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+    package mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
         guard configuration.conditionAware else { return }
         self.conditions = conditions
         habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
     }
 
-    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
+    package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
         model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
     }
 
-    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
+    package mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
         if let r = nextReplan, r <= t { replan(at: t) }
         while next < plan.count, plan[next].time <= t {
             fetches.append(PlannedFetch(app: plan[next].app, reason: plan[next].reason))
@@ -118,9 +118,9 @@ public struct PlannedPolicy: FetchPolicy, Sendable {
         if reporting { made.append(MadePlan(time: t, fetches: plan)) }
     }
 
-    public mutating func reportPlans(_ on: Bool) { reporting = on }
+    package mutating func reportPlans(_ on: Bool) { reporting = on }
 
-    public mutating func drainPlans(into plans: inout [MadePlan]) {
+    package mutating func drainPlans(into plans: inout [MadePlan]) {
         plans.append(contentsOf: made)
         made.removeAll(keepingCapacity: true)
     }

@@ -1,7 +1,7 @@
 import FetchCastTrace
 
 /// Why an export could not be made; the message names what to fix.
-public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The device is not in the store.
     case unknownDevice(String)
     /// The app is not in the store.
@@ -11,7 +11,7 @@ public enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `predictions` window is longer than ``Exporter/maximumPredictionDays`` days.
     case windowTooLong(days: Double)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownDevice(let name):
             return "no device '\(name)' in the store; see `fetchcast devices` (device ids are case-sensitive)."

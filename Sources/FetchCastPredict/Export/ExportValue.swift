@@ -1,7 +1,7 @@
 import FetchCastTrace
 
 /// One cell of an exported table.
-public enum ExportValue: Sendable, Hashable {
+package enum ExportValue: Sendable, Hashable {
     /// No value: an empty CSV field, JSON `null`.
     case null
     /// Text.

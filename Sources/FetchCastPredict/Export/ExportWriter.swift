@@ -2,28 +2,28 @@ import FetchCastTrace
 
 /// Writes an exported table row by row: RFC 4180 CSV with a header, or JSON Lines whose
 /// objects carry `schema` (``schemaVersion``) and then one key per column, in column order.
-public struct ExportWriter<Out: TextOutputStream> {
+package struct ExportWriter<Out: TextOutputStream> {
     /// The version in every JSON record's `schema` key.
-    public static var schemaVersion: Int { 1 }
+    package static var schemaVersion: Int { 1 }
 
     /// The column names.
-    public let columns: [String]
+    package let columns: [String]
     /// CSV or JSON Lines.
-    public let format: ExportFormat
+    package let format: ExportFormat
     /// Rows written so far.
-    public private(set) var rows = 0
+    package private(set) var rows = 0
     private var started = false
     private let keys: [String]
 
     /// Creates a writer; nothing is written until the first row (or ``finish(to:)``).
-    public init(columns: [String], format: ExportFormat) {
+    package init(columns: [String], format: ExportFormat) {
         self.columns = columns
         self.format = format
         keys = columns.map { JSONText.quote($0) + ":" }
     }
 
     /// Writes one row; `values` must have one value per column.
-    public mutating func write(_ values: [ExportValue], to out: inout Out) {
+    package mutating func write(_ values: [ExportValue], to out: inout Out) {
         precondition(values.count == columns.count, "an export row needs one value per column")
         startIfNeeded(&out)
         switch format {
@@ -40,7 +40,7 @@ public struct ExportWriter<Out: TextOutputStream> {
     }
 
     /// Writes the CSV header when no row was written (an empty table still has its header).
-    public mutating func finish(to out: inout Out) {
+    package mutating func finish(to out: inout Out) {
         startIfNeeded(&out)
     }
 

@@ -28,9 +28,9 @@ import Darwin
 /// before its fold was saved folds its own device's new events in memory (read-your-writes),
 /// with the prior of the other devices as of the last saved fold. Only a store with no saved
 /// fold at all (never folded) makes the first reader fold it, under the write lock.
-public final class FetchCastService: Sendable {
+package final class FetchCastService: Sendable {
     /// The database file.
-    public let path: String
+    package let path: String
     private let writer: Mutex<Writer>
     private let readers = Mutex<[Reader]>([])
     /// Decoded device state shared by the readers, for the current saved fold.
@@ -42,26 +42,26 @@ public final class FetchCastService: Sendable {
     ///   - path: The store file.
     ///   - now: The clock (Unix seconds) for plans asked without `at` and for ingest times.
     /// - Throws: ``StoreError`` when the store cannot be opened.
-    public init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
+    package init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
         self.path = path
         self.now = now
         let store = try Store(path: path, create: true)
         // NORMAL (the CLI's level) is durable against a crash of the process only; FULL also
         // syncs the WAL at each commit, so a 200 means the events survive power loss.
-        try store.connection.execute("PRAGMA synchronous=FULL")
+        try store.setDurability(.full)
         writer = Mutex(Writer(store: store))
     }
 
     // MARK: Ingest
 
     /// What an ingest did.
-    public struct IngestOutcome: Sendable, Hashable, Codable {
+    package struct IngestOutcome: Sendable, Hashable, Codable {
         /// Events added (0 for a duplicate).
-        public var events: Int64
+        package var events: Int64
         /// Whether these exact bytes had been ingested before (nothing was added).
-        public var duplicate: Bool
+        package var duplicate: Bool
         /// SHA-256 of the bytes: the file's key in the store.
-        public var file: String
+        package var file: String
     }
 
     /// Ingests a trace file (CSV or JSON Lines, gzip or plain) in one durable transaction, the
@@ -72,7 +72,7 @@ public final class FetchCastService: Sendable {
     /// - Throws: ``TraceError`` for bad input, with `file` set to `name` (nothing is stored);
     ///   ``StoreError`` when the store fails.
     /// - Complexity: O(rows); ingests run one at a time.
-    public func ingest(file: String, name: String) throws -> IngestOutcome {
+    package func ingest(file: String, name: String) throws -> IngestOutcome {
         try writer.withLock { writer in
             // Never start an ingest while the model is behind (see the type's discussion).
             _ = try writer.repository.refresh(devices: [])
@@ -90,7 +90,7 @@ public final class FetchCastService: Sendable {
     /// Folds the events ingested since the last fold into the model, on the writer connection;
     /// call it after an ingest, off the request's path. Does nothing when the model is current.
     /// - Complexity: O(new events + devices × apps) when there are new events.
-    public func foldPending() throws {
+    package func foldPending() throws {
         try writer.withLock { writer in _ = try writer.repository.refresh(devices: []) }
     }
 
@@ -102,7 +102,7 @@ public final class FetchCastService: Sendable {
     ///   (a live backend asks about now, not about the device's last event).
     /// - Throws: ``ServiceError/unknownDevice(_:)``, ``ServiceError/unknownApp(_:)``, or what
     ///   the store throws.
-    public func plan(_ request: PredictionRequest) throws -> [Prediction] {
+    package func plan(_ request: PredictionRequest) throws -> [Prediction] {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
         var request = request
         if request.at == nil { request.at = now() }
@@ -122,7 +122,7 @@ public final class FetchCastService: Sendable {
     ///   - budget: Fetches per device per day.
     ///   - batchSize: Devices planned at once (memory is O(`batchSize`), not O(devices)).
     /// - Returns: A sweep; call ``PlanSweep/next()`` until it returns `nil`.
-    public func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256) throws -> PlanSweep {
+    package func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256) throws -> PlanSweep {
         let reader = try takeReader()
         do {
             // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
@@ -136,7 +136,7 @@ public final class FetchCastService: Sendable {
     }
 
     /// A sweep over every device's plan, batch by batch (see ``FetchCastService/sweep(from:to:budget:batchSize:)``).
-    public final class PlanSweep: @unchecked Sendable {
+    package final class PlanSweep: @unchecked Sendable {
         // Used by one thread at a time: a transport calls `next()` from one task.
         private let service: FetchCastService
         private var reader: Reader?
@@ -158,7 +158,7 @@ public final class FetchCastService: Sendable {
         deinit { if let reader { service.giveBack(reader) } }
 
         /// The next batch's fetches in [`from`, `to`), or `nil` when every device was planned.
-        public func next() throws -> [Prediction]? {
+        package func next() throws -> [Prediction]? {
             guard let reader, start < names.count else {
                 if let reader { service.giveBack(reader) }
                 self.reader = nil
@@ -174,13 +174,13 @@ public final class FetchCastService: Sendable {
     // MARK: Devices and models
 
     /// One page of devices in name order, after `after`.
-    public func devices(after: String?, limit: Int) throws -> [DeviceListing] {
+    package func devices(after: String?, limit: Int) throws -> [DeviceListing] {
         try withReader { try $0.store.deviceSummaries(after: after, limit: limit) }
     }
 
     /// What `fetchcast model --device D [--app A]` shows, as a value.
     /// - Throws: ``ServiceError/unknownDevice(_:)`` or ``ServiceError/unknownApp(_:)``.
-    public func model(device: String, app: String?) throws -> ModelDocument {
+    package func model(device: String, app: String?) throws -> ModelDocument {
         try withReader { reader in
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(PredictionRequest(device: device, app: app), in: snapshot)
@@ -191,12 +191,12 @@ public final class FetchCastService: Sendable {
     // MARK: Health
 
     /// Throws unless the store can be read.
-    public func checkReadable() throws {
+    package func checkReadable() throws {
         _ = try withReader { try $0.store.lastEventID() }
     }
 
     /// Bytes of the store on disk: the database file and its write-ahead log.
-    public var storeBytes: Int64 {
+    package var storeBytes: Int64 {
         Self.fileBytes(path) + Self.fileBytes(path + "-wal")
     }
 

@@ -9,9 +9,9 @@ import Synchronization
 /// read from; the first entry of a newer fold empties the cache (every prior depends on the
 /// whole population, so a fold changes them all). Bounded by an estimate of the bytes held,
 /// evicting the oldest entries first, so memory does not grow with the number of devices.
-public final class ModelCache: Sendable {
+package final class ModelCache: Sendable {
     /// About how many bytes of decoded state the cache holds at most.
-    public let capacityBytes: Int
+    package let capacityBytes: Int
 
     private struct Entry {
         var model: DeviceModel
@@ -33,7 +33,7 @@ public final class ModelCache: Sendable {
     /// Creates an empty cache.
     /// - Parameter capacityBytes: About how many bytes of decoded state to keep (64 MiB: some
     ///   thousands of devices of the development trace's size).
-    public init(capacityBytes: Int = 64 << 20) {
+    package init(capacityBytes: Int = 64 << 20) {
         self.capacityBytes = capacityBytes
     }
 
@@ -71,5 +71,5 @@ public final class ModelCache: Sendable {
     }
 
     /// Devices held (for tests and metrics).
-    public var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
 }

@@ -1,15 +1,15 @@
 /// The answer of `GET /v1/devices/{device}/plan`: the device, where its plan starts and the
 /// fetches ``FetchCastService/plan(_:)`` planned (`fetchcast predict --device D`'s records).
-public struct PlanDocument: Sendable, Hashable, Codable {
+package struct PlanDocument: Sendable, Hashable, Codable {
     /// The device, as asked.
-    public var device: String
+    package var device: String
     /// Where the plan starts (Unix seconds): the request's `at`, or the server's clock.
-    public var atUnix: Double
+    package var atUnix: Double
     /// The planned fetches, earliest first.
-    public var fetches: [Prediction]
+    package var fetches: [Prediction]
 
     /// Creates a plan document.
-    public init(device: String, atUnix: Double, fetches: [Prediction]) {
+    package init(device: String, atUnix: Double, fetches: [Prediction]) {
         self.device = device
         self.atUnix = atUnix
         self.fetches = fetches

@@ -6,9 +6,9 @@ import FetchCastTrace
 /// prior from the *other* devices only (leave-one-out), never one that already knows it.
 public struct PopulationSample: Sendable {
     /// Every pooled device's sums added up.
-    public let sums: PopulationSums
+    package let sums: PopulationSums
     /// Each pooled device's own share, by device id.
-    public let contributions: [String: PopulationSums]
+    package let contributions: [String: PopulationSums]
     /// The prior of the whole population (for devices not in it).
     public let prior: PopulationPrior
     /// Each trace's SHA-256, in the order given (computed as the trace was read).

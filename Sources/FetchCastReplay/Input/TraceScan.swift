@@ -160,70 +160,19 @@ struct TraceScan {
 
     private mutating func readStore(_ store: Store) throws(EvaluationError) {
         func fail(_ error: StoreError) -> EvaluationError { .store(error.description) }
-        let c = store.connection
-        do { try c.execute("BEGIN") } catch { throw fail(error) }
-        defer { try? c.execute("COMMIT") }
-        var deviceSymbol: [Int64: Int32] = [:]
-        var appSymbol: [Int64: Int32] = [:]
-        var fileName: [Int64: String] = [:]
-        let q: Statement
-        do {
-            let d = try c.prepare("SELECT id, name FROM devices")
-            while try d.step() { deviceSymbol[d.int(0)] = symbols.intern(d.text(1)) }
-            let a = try c.prepare("SELECT id, name FROM apps")
-            while try a.step() { appSymbol[a.int(0)] = symbols.intern(a.text(1)) }
-            let f = try c.prepare("SELECT id, name, sha256, rows FROM files ORDER BY id")
-            while try f.step() {
-                fileName[f.int(0)] = f.text(1)
-                inputs.append(InputDigest(path: f.text(1), sha256: f.text(2), events: f.int(3)))
-            }
-            q = try c.prepare("""
-                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id, network, power, battery, low_power
-                FROM event_log ORDER BY time_us, id
-                """)
-        } catch {
-            throw fail(error)
-        }
+        let scan: TimeOrderedScan
+        do { scan = try store.timeOrderedScan(symbols: symbols) } catch { throw fail(error) }
+        defer { scan.close() }
+        for f in scan.files { inputs.append(InputDigest(path: f.name, sha256: f.sha256, events: f.rows)) }
         var batch: [EncodedEvent] = []
         batch.reserveCapacity(8192)
-        var batchFile: Int64 = -1
         while true {
-            let more: Bool
-            do { more = try q.step() } catch { throw fail(error) }
-            if !more { break }
-            let file = q.int(7)
-            if (file != batchFile && !batch.isEmpty) || batch.count == 8192 {
-                syncNames()
-                try consume(batch, file: fileName[batchFile] ?? "store")
-                batch.removeAll(keepingCapacity: true)
-            }
-            batchFile = file
-            let row = q.int(8)
-            let device: Int32
-            if q.isNull(2) {
-                device = EncodedEvent.everyDevice
-            } else if let d = deviceSymbol[q.int(2)] {
-                device = d
-            } else {
-                throw fail(.unknownValue(path: store.path, table: "event_log", row: row, column: "device_id", value: q.int(2)))
-            }
-            guard let app = appSymbol[q.int(3)] else {
-                throw fail(.unknownValue(path: store.path, table: "event_log", row: row, column: "app_id", value: q.int(3)))
-            }
-            let kind: EventKind, result: FetchResult?
-            do {
-                kind = try store.kind(q.int(4), row: row)
-                result = q.isNull(5) ? nil : try store.result(q.int(5), row: row)
-            } catch {
-                throw fail(error)
-            }
-            batch.append(EncodedEvent(
-                timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
-                device: device, app: app, kind: kind, result: result, line: q.int(6),
-                conditions: Store.conditions(q, from: 9)))
+            let file: String?
+            do { file = try scan.next(into: &batch, maxCount: 8192) } catch { throw fail(error) }
+            guard let file else { return }
+            syncNames()
+            try consume(batch, file: file)
         }
-        syncNames()
-        if !batch.isEmpty { try consume(batch, file: fileName[batchFile] ?? "store") }
     }
 
     private mutating func newStream(device: Int32) -> Int {

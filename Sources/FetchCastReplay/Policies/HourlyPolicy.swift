@@ -11,7 +11,7 @@ import FetchCastTrace
 /// starting, and never more than ⌊B⌋ fetches in one local day. It ignores fetch results.
 ///
 /// - Complexity: O(24·k²) per local hour, O(1) per observed event.
-public struct HourlyPolicy: FetchPolicy, Sendable {
+struct HourlyPolicy: FetchPolicy, Sendable {
     private let apps: [Int32]
     private let cap: Int
     /// counts[slot * 24 + hour]
@@ -19,10 +19,10 @@ public struct HourlyPolicy: FetchPolicy, Sendable {
     private var offset: Int32?
     private var day = Int.min
     private var usedToday = 0
-    public private(set) var nextWakeup: Double?
+    private(set) var nextWakeup: Double?
 
     /// Creates the policy for a device.
-    public init(context: DeviceContext) {
+    init(context: DeviceContext) {
         apps = context.apps.sorted()
         cap = context.dailyCap
         counts = Array(repeating: 0, count: apps.count * 24)
@@ -34,7 +34,7 @@ public struct HourlyPolicy: FetchPolicy, Sendable {
         return ((local / 3600).rounded(.down) + 1) * 3600 - Double(offset)
     }
 
-    public mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
+    mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
         let offset = self.offset ?? 0
         nextWakeup = Self.nextHourStart(after: time, offset: offset)
         guard cap > 0 else { return }
@@ -60,7 +60,7 @@ public struct HourlyPolicy: FetchPolicy, Sendable {
         }
     }
 
-    public mutating func observe(_ event: DeviceEvent) {
+    mutating func observe(_ event: DeviceEvent) {
         guard event.kind != .publish else { return }
         if offset != event.utcOffsetSeconds || nextWakeup == nil {
             offset = event.utcOffsetSeconds
@@ -70,5 +70,5 @@ public struct HourlyPolicy: FetchPolicy, Sendable {
         counts[slot * 24 + LocalTime.hourOfDay(time: event.time, utcOffsetSeconds: event.utcOffsetSeconds)] += 1
     }
 
-    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
+    mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
 }

@@ -7,16 +7,16 @@ import FetchCastTrace
 /// It is causal: an app's polls start once its first launch is observed. The replay stops
 /// waking policies after the device's last launch. Apps due at the same instant are fetched in
 /// ascending app id.
-public struct IntervalPolicy: FetchPolicy, Sendable {
+struct IntervalPolicy: FetchPolicy, Sendable {
     private let period: Double
     private let apps: [Int32]
     private var start: [Double?]
     private var step: [Double]
     private var due: [Double]
-    public private(set) var nextWakeup: Double?
+    private(set) var nextWakeup: Double?
 
     /// Creates the policy for a device.
-    public init(context: DeviceContext) {
+    init(context: DeviceContext) {
         apps = context.apps.sorted()
         period = context.budget > 0 ? 86_400 * Double(context.apps.count) / context.budget : .infinity
         start = Array(repeating: nil, count: apps.count)
@@ -24,7 +24,7 @@ public struct IntervalPolicy: FetchPolicy, Sendable {
         due = Array(repeating: .infinity, count: apps.count)
     }
 
-    public mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
+    mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
         for i in apps.indices where due[i] <= time {
             fetches.append(PlannedFetch(app: apps[i], reason: .interval))
             step[i] += 1
@@ -33,7 +33,7 @@ public struct IntervalPolicy: FetchPolicy, Sendable {
         updateNext()
     }
 
-    public mutating func observe(_ event: DeviceEvent) {
+    mutating func observe(_ event: DeviceEvent) {
         guard event.kind == .launch, let i = apps.firstIndex(of: event.app), start[i] == nil else { return }
         start[i] = event.time
         step[i] = 1
@@ -41,7 +41,7 @@ public struct IntervalPolicy: FetchPolicy, Sendable {
         updateNext()
     }
 
-    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
+    mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
 
     private mutating func updateNext() {
         let m = due.min() ?? .infinity

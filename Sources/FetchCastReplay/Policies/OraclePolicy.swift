@@ -2,15 +2,15 @@ import FetchCastModel
 import FetchCastTrace
 
 /// A launch the oracle can see coming.
-package struct FutureLaunch: Sendable, Hashable {
+struct FutureLaunch: Sendable, Hashable {
     /// Unix seconds.
-    package var time: Double
+    var time: Double
     /// The device's UTC offset at the launch.
-    package var utcOffsetSeconds: Int32
+    var utcOffsetSeconds: Int32
     /// Canonical app id.
-    package var app: Int32
+    var app: Int32
 
-    package init(time: Double, utcOffsetSeconds: Int32, app: Int32) {
+    init(time: Double, utcOffsetSeconds: Int32, app: Int32) {
         self.time = time
         self.utcOffsetSeconds = utcOffsetSeconds
         self.app = app
@@ -26,7 +26,7 @@ package struct FutureLaunch: Sendable, Hashable {
 /// local day, so a fetch at 23:59:59 for a launch at 00:00:00 counts on the later day.
 ///
 /// - Complexity: O(1) amortised per launch, memory O(k).
-package struct OraclePolicy: FetchPolicy {
+struct OraclePolicy: FetchPolicy {
     private let apps: [Int32]
     private let cap: Int
     private let tau: Double
@@ -40,7 +40,7 @@ package struct OraclePolicy: FetchPolicy {
     private var group: [FutureLaunch] = []
 
     /// Creates the oracle for a device.
-    package init(context: DeviceContext, future: @escaping () -> FutureLaunch?) {
+    init(context: DeviceContext, future: @escaping () -> FutureLaunch?) {
         apps = context.apps.sorted()
         cap = context.dailyCap
         tau = context.tau
@@ -50,11 +50,11 @@ package struct OraclePolicy: FetchPolicy {
         plan()
     }
 
-    package var nextWakeup: Double? {
+    var nextWakeup: Double? {
         pendingStart < pending.count ? pending[pendingStart].time - 1 : nil
     }
 
-    package mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
+    mutating func wake(at time: Double, into fetches: inout [PlannedFetch]) {
         while pendingStart < pending.count && pending[pendingStart].time - 1 <= time {
             fetches.append(PlannedFetch(app: pending[pendingStart].app, reason: .oracle))
             pendingStart += 1
@@ -66,8 +66,8 @@ package struct OraclePolicy: FetchPolicy {
         plan()
     }
 
-    package mutating func observe(_ event: DeviceEvent) {}
-    package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
+    mutating func observe(_ event: DeviceEvent) {}
+    mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {}
 
     /// Reads ahead until a fetch is planned or the launches run out.
     private mutating func plan() {

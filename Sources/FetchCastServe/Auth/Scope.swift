@@ -1,5 +1,5 @@
 /// What a token may do.
-public enum Scope: String, Sendable, Hashable, CaseIterable {
+package enum Scope: String, Sendable, Hashable, CaseIterable {
     /// Plans, devices, models, metrics.
     case read
     /// `POST /v1/events` only.
@@ -12,9 +12,9 @@ public enum Scope: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Who made a request: the token's name and scope (never the token itself).
-public struct TokenIdentity: Sendable, Hashable {
+package struct TokenIdentity: Sendable, Hashable {
     /// The token's name in the tokens file.
-    public var name: String
+    package var name: String
     /// What it may do.
-    public var scope: Scope
+    package var scope: Scope
 }

@@ -52,7 +52,7 @@ public struct TokenTable: Sendable {
     /// The token is hashed and its digest compared with every entry's in constant time (no
     /// early exit on the first differing byte, nor on the first match), so response times say
     /// nothing about how close a guess was.
-    public func identity(of token: String) -> TokenIdentity? {
+    package func identity(of token: String) -> TokenIdentity? {
         let digest = Array(SHA256.hex(of: Array(token.utf8)).utf8)
         var found: TokenIdentity?
         for entry in entries {

@@ -3,15 +3,15 @@ import Hummingbird
 
 /// Every error answer: a status and a JSON body `{"error": "...", "line": L, "column": C}`
 /// (`line` and `column` only for a bad request body).
-public struct APIError: HTTPResponseError, Sendable {
+struct APIError: HTTPResponseError, Sendable {
     /// The HTTP status.
-    public var status: HTTPResponse.Status
+    var status: HTTPResponse.Status
     /// A full sentence saying what to fix.
-    public var message: String
+    var message: String
     /// The body's line at fault (1-based), for a bad trace.
-    public var line: Int?
+    var line: Int?
     /// The column at fault (1-based), for a bad trace.
-    public var column: Int?
+    var column: Int?
     var headers: HTTPFields
 
     init(_ status: HTTPResponse.Status, _ message: String, line: Int? = nil, column: Int? = nil, headers: HTTPFields = [:]) {
@@ -29,7 +29,7 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// The JSON answer.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         let data = try JSONEncoder.api.encode(Body(error: message, line: line, column: column))

@@ -1,16 +1,16 @@
 /// One device of the store with what it holds, from the per-file aggregates (no event scan).
-public struct DeviceListing: Sendable, Hashable, Codable {
+package struct DeviceListing: Sendable, Hashable, Codable {
     /// The device id as ingested.
-    public var device: String
+    package var device: String
     /// Events of the device (every kind).
-    public var events: Int64
+    package var events: Int64
     /// Its first event, Unix microseconds (UTC).
-    public var firstMicros: Int64
+    package var firstMicros: Int64
     /// Its last event, Unix microseconds (UTC).
-    public var lastMicros: Int64
+    package var lastMicros: Int64
 
     /// Creates a summary.
-    public init(device: String, events: Int64, firstMicros: Int64, lastMicros: Int64) {
+    package init(device: String, events: Int64, firstMicros: Int64, lastMicros: Int64) {
         self.device = device
         self.events = events
         self.firstMicros = firstMicros
@@ -25,7 +25,7 @@ extension Store {
     /// Devices whose every file was forgotten are not listed. Names go to SQLite as bound
     /// parameters only.
     /// - Complexity: O(rows of `file_counts`) per page (the aggregates, not the events).
-    public func deviceSummaries(after: String?, limit: Int) throws(StoreError) -> [DeviceListing] {
+    package func deviceSummaries(after: String?, limit: Int) throws(StoreError) -> [DeviceListing] {
         let s = try connection.prepare("""
             SELECT d.name, sum(c.n), min(c.first_us), max(c.last_us)
             FROM devices d JOIN file_counts c ON c.device_id = d.id

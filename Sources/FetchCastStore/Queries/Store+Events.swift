@@ -1,33 +1,33 @@
 import FetchCastTrace
 
 /// One stored event with the store's numeric ids.
-public struct StoredEvent: Sendable, Hashable {
+package struct StoredEvent: Sendable, Hashable {
     /// The event's id (insertion order).
-    public var id: Int64
+    package var id: Int64
     /// Microseconds since the Unix epoch, UTC.
-    public var timeMicros: Int64
+    package var timeMicros: Int64
     /// UTC offset, seconds.
-    public var utcOffsetSeconds: Int32
+    package var utcOffsetSeconds: Int32
     /// The device id (`devices.id`), `nil` for a publish to every device.
-    public var device: Int64?
+    package var device: Int64?
     /// The app id (`apps.id`).
-    public var app: Int64
+    package var app: Int64
     /// What happened.
-    public var kind: EventKind
+    package var kind: EventKind
     /// The fetch result.
-    public var result: FetchResult?
+    package var result: FetchResult?
     /// Bytes, when known.
-    public var bytes: Int64?
+    package var bytes: Int64?
     /// Duration in ms, when known.
-    public var durationMs: Int64?
+    package var durationMs: Int64?
     /// What a `state` row sets (empty for every other kind).
-    public var conditions = ConditionChange()
+    package var conditions = ConditionChange()
 }
 
 extension Store {
     /// Calls `body` for every event with id greater than `afterID`, in id order (ingest order).
     /// - Complexity: O(events after `afterID`), streaming.
-    public func scanEvents(afterID: Int64 = 0, _ body: (StoredEvent) throws -> Void) throws {
+    package func scanEvents(afterID: Int64 = 0, _ body: (StoredEvent) throws -> Void) throws {
         try scanEvents(afterID: afterID, devices: nil, body)
     }
 
@@ -36,7 +36,7 @@ extension Store {
     /// when `devices` is `nil`.
     /// - Complexity: O(events after `afterID`) read by SQLite, streaming; `body` is called
     ///   only for the matching ones.
-    public func scanEvents(afterID: Int64, devices: ClosedRange<Int64>?, _ body: (StoredEvent) throws -> Void) throws {
+    package func scanEvents(afterID: Int64, devices: ClosedRange<Int64>?, _ body: (StoredEvent) throws -> Void) throws {
         let columns = "SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power FROM event_log"
         let s: Statement
         if let devices {
@@ -59,7 +59,7 @@ extension Store {
     /// The devices with events after `afterID`, in id order, and whether any of those events
     /// is a publish to every device: what a fold of the new events changes.
     /// - Complexity: O(events after `afterID`), read by SQLite; nothing else copied out.
-    public func devicesWithEvents(afterID: Int64) throws(StoreError) -> (devices: [Int64], everyDevice: Bool) {
+    package func devicesWithEvents(afterID: Int64) throws(StoreError) -> (devices: [Int64], everyDevice: Bool) {
         let s = try connection.prepare("SELECT DISTINCT device_id FROM event_log WHERE id > ? ORDER BY device_id")
         try s.bind([.integer(afterID)])
         var devices: [Int64] = []
@@ -72,7 +72,7 @@ extension Store {
 
     /// The event kind stored as `value` in `event_log` row `row`.
     /// - Throws: ``StoreError`` naming the row when this build does not know the value.
-    package func kind(_ value: Int64, row: Int64) throws(StoreError) -> EventKind {
+    func kind(_ value: Int64, row: Int64) throws(StoreError) -> EventKind {
         guard let kind = UInt8(exactly: value).flatMap(EventKind.init(rawValue:)) else {
             throw .unknownValue(path: path, table: "event_log", row: row, column: "kind", value: value)
         }
@@ -81,7 +81,7 @@ extension Store {
 
     /// The fetch result stored as `value` in `event_log` row `row`.
     /// - Throws: ``StoreError`` naming the row when this build does not know the value.
-    package func result(_ value: Int64, row: Int64) throws(StoreError) -> FetchResult {
+    func result(_ value: Int64, row: Int64) throws(StoreError) -> FetchResult {
         guard let result = UInt8(exactly: value).flatMap(FetchResult.init(rawValue:)) else {
             throw .unknownValue(path: path, table: "event_log", row: row, column: "result", value: value)
         }
@@ -89,7 +89,7 @@ extension Store {
     }
 
     /// The condition columns `network, power, battery, low_power` starting at column `first`.
-    public static func conditions(_ s: Statement, from first: Int32) -> ConditionChange {
+    static func conditions(_ s: Statement, from first: Int32) -> ConditionChange {
         ConditionChange(
             network: s.optionalInt(first).flatMap { NetworkCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
             power: s.optionalInt(first + 1).flatMap { PowerCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
@@ -101,7 +101,7 @@ extension Store {
     /// when each happened, the device's UTC offset then, and what it set.
     /// - Complexity: O(log n + the rows read), through the partial index on `state` rows (the
     ///   query names `kind = 3` literally, as the index does, so SQLite can use it).
-    public func stateChanges(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError)
+    package func stateChanges(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError)
         -> [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)]
     {
         let s = try connection.cached("""
@@ -118,17 +118,17 @@ extension Store {
     }
 
     /// The highest event id (0 for an empty store).
-    public func lastEventID() throws(StoreError) -> Int64 {
+    package func lastEventID() throws(StoreError) -> Int64 {
         let s = try connection.cached("SELECT COALESCE(max(id), 0) FROM event_log")
         defer { s.reset() }
         return try s.step() ? s.int(0) : 0
     }
 
     /// Device names by id.
-    public func deviceNames() throws(StoreError) -> [Int64: String] { try names("devices") }
+    package func deviceNames() throws(StoreError) -> [Int64: String] { try names("devices") }
 
     /// App names by id.
-    public func appNames() throws(StoreError) -> [Int64: String] { try names("apps") }
+    package func appNames() throws(StoreError) -> [Int64: String] { try names("apps") }
 
     private func names(_ table: String) throws(StoreError) -> [Int64: String] {
         let s = try connection.prepare("SELECT id, name FROM \(table)")
@@ -138,7 +138,7 @@ extension Store {
     }
 
     /// Launch counts per (device, app) from the per-file aggregates, without scanning events.
-    public func launchCounts() throws(StoreError) -> [(device: Int64, app: Int64, launches: Int64)] {
+    package func launchCounts() throws(StoreError) -> [(device: Int64, app: Int64, launches: Int64)] {
         let s = try connection.prepare(
             "SELECT device_id, app_id, sum(n) FROM file_counts WHERE kind = 0 AND device_id IS NOT NULL GROUP BY device_id, app_id")
         var out: [(Int64, Int64, Int64)] = []

@@ -1,52 +1,52 @@
 import FetchCastTrace
 
 /// One row of the stable `events` view, as `fetchcast export events` writes it.
-public struct EventRow: Sendable, Hashable {
+package struct EventRow: Sendable, Hashable {
     /// Unix seconds, UTC (floor of ``timeMicros``).
-    public var timeUTC: Int64
+    package var timeUTC: Int64
     /// The device's UTC offset at that instant, seconds.
-    public var utcOffsetSeconds: Int64
+    package var utcOffsetSeconds: Int64
     /// The device name (`""` for a publish to every device).
-    public var device: String
+    package var device: String
     /// The app name.
-    public var app: String
+    package var app: String
     /// `launch`, `fetch`, `publish` or `state`.
-    public var event: String
+    package var event: String
     /// `newData`, `noData`, `failed` or `nil`.
-    public var result: String?
+    package var result: String?
     /// Bytes, when known.
-    public var bytes: Int64?
+    package var bytes: Int64?
     /// Duration in milliseconds, when known.
-    public var durationMs: Int64?
+    package var durationMs: Int64?
     /// The exact instant in microseconds since the Unix epoch.
-    public var timeMicros: Int64
+    package var timeMicros: Int64
     /// The file the event came from (`fetchcast files`).
-    public var fileID: Int64
+    package var fileID: Int64
     /// The line of that file.
-    public var line: Int64
+    package var line: Int64
     /// `wifi`, `cellular`, `offline` or `nil` (set only by `state` rows).
-    public var network: String?
+    package var network: String?
     /// `charging`, `battery` or `nil` (set only by `state` rows).
-    public var power: String?
+    package var power: String?
     /// The battery level in percent, or `nil` (set only by `state` rows).
-    public var battery: Int64?
+    package var battery: Int64?
     /// `on`, `off` or `nil` (set only by `state` rows).
-    public var lowPower: String?
+    package var lowPower: String?
 }
 
 /// Which rows of the `events` view to read.
-public struct EventFilter: Sendable, Hashable {
+package struct EventFilter: Sendable, Hashable {
     /// Only this device (`""` selects publishes to every device); every device when `nil`.
-    public var device: String?
+    package var device: String?
     /// Only this app; every app when `nil`.
-    public var app: String?
+    package var app: String?
     /// Only events at or after this instant, microseconds since the Unix epoch.
-    public var fromMicros: Int64?
+    package var fromMicros: Int64?
     /// Only events strictly before this instant, microseconds since the Unix epoch.
-    public var toMicros: Int64?
+    package var toMicros: Int64?
 
     /// Creates a filter; every argument left out selects everything.
-    public init(device: String? = nil, app: String? = nil, fromMicros: Int64? = nil, toMicros: Int64? = nil) {
+    package init(device: String? = nil, app: String? = nil, fromMicros: Int64? = nil, toMicros: Int64? = nil) {
         self.device = device
         self.app = app
         self.fromMicros = fromMicros
@@ -56,16 +56,16 @@ public struct EventFilter: Sendable, Hashable {
 
 extension Store {
     /// The column names of the `events` view, in order.
-    public static let eventColumns = [
+    package static let eventColumns = [
         "time_utc", "utc_offset_s", "device", "app", "event", "result", "bytes", "duration_ms", "time_us", "file_id", "line",
         "network", "power", "battery", "low_power",
     ]
 
     /// How many of ``eventColumns`` are the condition columns (the last ones).
-    public static let conditionColumnCount = 4
+    package static let conditionColumnCount = 4
 
     /// Whether the store holds any `state` row (read from the per-file aggregates).
-    public func hasStateRows() throws(StoreError) -> Bool {
+    package func hasStateRows() throws(StoreError) -> Bool {
         try connection.scalarInt("SELECT EXISTS(SELECT 1 FROM file_counts WHERE kind = \(EventKind.state.rawValue))") != 0
     }
 
@@ -77,7 +77,7 @@ extension Store {
     ///   - body: Called once per row; an error it throws stops the scan and is rethrown.
     /// - Throws: ``StoreError`` on an SQLite failure, or what `body` throws.
     /// - Complexity: O(n log n) in the events of the store (a sort by time), streaming rows.
-    public func scanEventRows(_ filter: EventFilter, _ body: (EventRow) throws -> Void) throws {
+    package func scanEventRows(_ filter: EventFilter, _ body: (EventRow) throws -> Void) throws {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         if let device = filter.device {

@@ -1,15 +1,15 @@
 extension Store {
     /// A persisted blob of learned state and the last event id folded into it.
-    public struct ModelStateRecord: Sendable, Hashable {
+    package struct ModelStateRecord: Sendable, Hashable {
         /// The key (e.g. `device:19_F`).
-        public var key: String
+        package var key: String
         /// Events with id ≤ this are in the state.
-        public var watermark: Int64
+        package var watermark: Int64
         /// The encoded state.
-        public var state: [UInt8]
+        package var state: [UInt8]
 
         /// Creates a record.
-        public init(key: String, watermark: Int64, state: [UInt8]) {
+        package init(key: String, watermark: Int64, state: [UInt8]) {
             self.key = key
             self.watermark = watermark
             self.state = state
@@ -17,14 +17,14 @@ extension Store {
     }
 
     /// The stored state for a key, if any.
-    public func modelState(key: String) throws(StoreError) -> ModelStateRecord? {
+    package func modelState(key: String) throws(StoreError) -> ModelStateRecord? {
         try withModelState(key: key) { watermark, state in ModelStateRecord(key: key, watermark: watermark, state: Array(state)) }
     }
 
     /// Reads the stored state for a key in place, without copying it out of SQLite: `body`
     /// gets the watermark and the bytes (valid only inside it); `nil` when there is no state.
     /// - Complexity: one indexed lookup with a statement kept prepared; O(size of the state).
-    public func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws(StoreError) -> T? {
+    package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws(StoreError) -> T? {
         let s = try connection.cached("SELECT watermark, state FROM model_state WHERE key = ?")
         defer { s.reset() }
         s.bindText(1, key)
@@ -33,7 +33,7 @@ extension Store {
     }
 
     /// Every stored state whose key starts with `prefix`.
-    public func modelStates(prefix: String) throws(StoreError) -> [ModelStateRecord] {
+    package func modelStates(prefix: String) throws(StoreError) -> [ModelStateRecord] {
         let s = try connection.prepare("SELECT key, watermark, state FROM model_state WHERE substr(key, 1, ?) = ? ORDER BY key")
         try s.bind([.integer(Int64(prefix.utf8.count)), .text(prefix)])
         var out: [ModelStateRecord] = []
@@ -42,7 +42,7 @@ extension Store {
     }
 
     /// Writes states (inside the caller's transaction, or on their own).
-    public func saveModelStates(_ records: [ModelStateRecord]) throws(StoreError) {
+    package func saveModelStates(_ records: [ModelStateRecord]) throws(StoreError) {
         let s = try connection.prepare("INSERT INTO model_state(key, watermark, state) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET watermark = excluded.watermark, state = excluded.state")
         for r in records {
             try s.bind([.text(r.key), .integer(r.watermark), .blob(r.state)])

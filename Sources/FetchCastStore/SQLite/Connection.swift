@@ -2,14 +2,14 @@ import CSQLite
 
 /// One SQLite connection through the C API: the smallest wrapper that keeps the hot path free of
 /// allocation (statements are prepared once and bound with `sqlite3_bind_*`).
-public final class Connection {
+final class Connection {
     /// The database file.
-    public let path: String
+    let path: String
     let handle: OpaquePointer
 
     /// Opens (and, when `create` is true, creates) a database file.
     /// - Throws: ``StoreError`` when SQLite cannot open it.
-    public init(path: String, create: Bool, readOnly: Bool = false) throws(StoreError) {
+    init(path: String, create: Bool, readOnly: Bool = false) throws(StoreError) {
         self.path = path
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
@@ -31,7 +31,7 @@ public final class Connection {
     }
 
     /// How long a statement waits for another process's lock before failing.
-    public func setBusyTimeout(milliseconds: Int32) {
+    func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
@@ -41,7 +41,7 @@ public final class Connection {
     }
 
     /// Runs one or more statements that return no rows.
-    public func execute(_ sql: String) throws(StoreError) {
+    func execute(_ sql: String) throws(StoreError) {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
@@ -57,7 +57,7 @@ public final class Connection {
 
     /// A statement prepared once per connection and reused: for queries a process repeats
     /// (`predict` from an embedding server). Reset it after use, so that it holds no read lock.
-    public func cached(_ sql: String) throws(StoreError) -> Statement {
+    func cached(_ sql: String) throws(StoreError) -> Statement {
         if let handle = cachedStatements[sql] { return Statement(connection: self, handle: handle, finalizes: false) }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
@@ -67,7 +67,7 @@ public final class Connection {
     }
 
     /// Prepares a statement.
-    public func prepare(_ sql: String) throws(StoreError) -> Statement {
+    func prepare(_ sql: String) throws(StoreError) -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error(rc, "cannot prepare [\(sql.prefix(80))]") }
@@ -75,24 +75,24 @@ public final class Connection {
     }
 
     /// The first column of the first row of a query, as an integer (0 when there is no row).
-    public func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
+    func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws(StoreError) -> Int64 {
         let s = try prepare(sql)
         try s.bind(arguments)
         return try s.step() ? s.int(0) : 0
     }
 
     /// The rowid of the last insert.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last statement.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Whether a transaction is open.
-    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }
 
 /// A value bound to a statement parameter.
-public enum SQLValue: Sendable, Hashable {
+enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -101,7 +101,7 @@ public enum SQLValue: Sendable, Hashable {
 }
 
 /// A prepared statement.
-public final class Statement {
+final class Statement {
     let connection: Connection
     let handle: OpaquePointer
     /// False for a statement the connection caches (it finalizes those itself).
@@ -118,7 +118,7 @@ public final class Statement {
     }
 
     /// Binds values to parameters 1…n.
-    public func bind(_ values: [SQLValue]) throws(StoreError) {
+    func bind(_ values: [SQLValue]) throws(StoreError) {
         sqlite3_reset(handle)
         for (i, v) in values.enumerated() {
             let index = Int32(i + 1)
@@ -136,14 +136,14 @@ public final class Statement {
     }
 
     @inline(__always)
-    public func bindInt(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    func bindInt(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     @inline(__always)
-    public func bindInt(_ index: Int32, _ value: Int64?) {
+    func bindInt(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
     /// Binds text with its exact UTF-8 byte length, never as a C string: an id holding a NUL
     /// must not be cut short there (two ids would become one).
-    public func bindText(_ index: Int32, _ value: String) {
+    func bindText(_ index: Int32, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             // A non-null pointer even for "", which SQLite would otherwise bind as NULL.
@@ -156,7 +156,7 @@ public final class Statement {
 
     /// Steps once: `true` when a row is available, `false` when done.
     @discardableResult @inline(__always)
-    public func step() throws(StoreError) -> Bool {
+    func step() throws(StoreError) -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -167,33 +167,33 @@ public final class Statement {
 
     /// Runs an insert/update statement to completion and resets it for reuse.
     @inline(__always)
-    public func run() throws(StoreError) {
+    func run() throws(StoreError) {
         let rc = sqlite3_step(handle)
         sqlite3_reset(handle)
         if rc != SQLITE_DONE && rc != SQLITE_ROW { throw connection.error(rc, "statement failed") }
     }
 
     /// Resets for reuse, keeping bindings.
-    public func reset() { sqlite3_reset(handle) }
+    func reset() { sqlite3_reset(handle) }
 
-    @inline(__always) public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    @inline(__always) public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    @inline(__always) public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-    @inline(__always) public func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
+    @inline(__always) func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inline(__always) func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inline(__always) func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    @inline(__always) func optionalInt(_ column: Int32) -> Int64? { isNull(column) ? nil : int(column) }
     /// A text column read with its byte length (a NUL inside the text does not end it).
-    public func text(_ column: Int32) -> String {
+    func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let n = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
     }
-    public func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
     /// Reads a blob column in place (the bytes are SQLite's, valid only inside `body`).
-    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return body(UnsafeRawBufferPointer(start: p, count: n))
     }
-    public func blob(_ column: Int32) -> [UInt8] {
+    func blob(_ column: Int32) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(handle, column))
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))

@@ -41,7 +41,7 @@ extension StoreError {
     /// (`SQLITE_FULL`), the file or its directory is read-only (`SQLITE_READONLY`,
     /// `SQLITE_CANTOPEN`, `SQLITE_PERM`), or the write failed (`SQLITE_IOERR`). Reads may
     /// still work.
-    public var isWriteFailure: Bool {
+    package var isWriteFailure: Bool {
         switch result {
         case .permissionDenied, .readOnly, .ioError, .full, .cannotOpen: true
         case .busy, .locked, .notADatabase, nil: false
@@ -50,7 +50,7 @@ extension StoreError {
 
     /// A value read back from the store that this build does not know (a newer or damaged
     /// store): names the table, the row and the value.
-    package static func unknownValue(path: String, table: String, row: Int64, column: String, value: Int64) -> StoreError {
+    static func unknownValue(path: String, table: String, row: Int64, column: String, value: Int64) -> StoreError {
         StoreError(
             path: path,
             message: "\(table) row \(row) has \(column) \(value), which this fetchcast does not know (a newer fetchcast wrote it, or the store is damaged; upgrade fetchcast or re-ingest into a new store)")

@@ -13,7 +13,7 @@ public final class Store {
     /// The path of the database file.
     public let path: String
     /// The connection.
-    public let connection: Connection
+    let connection: Connection
 
     /// The default path, `./fetchcast.sqlite`.
     public static let defaultPath = "fetchcast.sqlite"
@@ -114,12 +114,12 @@ public final class Store {
     }
 
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE`: takes the write lock at once).
-    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         try connection.transaction(.immediate, storeError: { $0 }, body)
     }
 
     /// Runs `body` in a read transaction, so that every query in it sees one snapshot.
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
         try connection.transaction(.deferred, storeError: { $0 }, body)
     }
 }

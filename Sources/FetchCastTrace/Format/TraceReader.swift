@@ -11,21 +11,21 @@ import Darwin
 /// means JSON Lines, anything else a CSV header.
 ///
 /// - Complexity: O(n) in the bytes of the file, one pass.
-public final class TraceReader {
+package final class TraceReader {
     /// The path as given.
-    public var path: String { input.raw.path }
+    package var path: String { input.raw.path }
     /// The file's size in bytes, when it is a regular file.
-    public var size: Int64? { input.raw.size }
+    package var size: Int64? { input.raw.size }
     /// Raw (possibly compressed) bytes read so far.
-    public var bytesRead: Int64 { input.raw.bytesRead }
+    package var bytesRead: Int64 { input.raw.bytesRead }
     /// Whether the file is gzip.
-    public var isGzip: Bool { input.isGzip }
+    package var isGzip: Bool { input.isGzip }
     /// The format, known after the first call to ``next(into:maxCount:onInvalid:)``.
-    public private(set) var format: TraceFormat?
+    package private(set) var format: TraceFormat?
     /// Lines read so far.
-    public var linesRead: Int64 { line - 1 }
+    package var linesRead: Int64 { line - 1 }
     /// The symbols device and app names are interned in.
-    public let symbols: SymbolTable
+    package let symbols: SymbolTable
 
     let input: DecodedInput
     let options: TraceOptions
@@ -48,7 +48,7 @@ public final class TraceReader {
     ///   - symbols: Where device and app names are interned.
     ///   - options: How values are read.
     /// - Throws: ``TraceError`` when the file cannot be opened.
-    public init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions()) throws(TraceError) {
+    package init(path: String, symbols: SymbolTable, options: TraceOptions = TraceOptions()) throws(TraceError) {
         input = DecodedInput(try RawInput(path: path))
         self.symbols = symbols
         self.options = options
@@ -66,7 +66,7 @@ public final class TraceReader {
 
     /// The SHA-256 of the raw bytes read so far, computed as they were read: the whole file's
     /// once ``next(into:maxCount:onInvalid:)`` returned `false`.
-    public var sha256: String { input.raw.sha256 }
+    package var sha256: String { input.raw.sha256 }
 
     private func error(_ problem: TraceError.Problem, line: Int64, column: Int) -> TraceError {
         TraceError(file: path, line: Int(line), column: column, problem: problem)
@@ -271,7 +271,7 @@ public final class TraceReader {
     ///     over-long lines) are always thrown.
     /// - Returns: `false` once the end of the file is reached and nothing more was read.
     /// - Throws: ``TraceError``.
-    public func next(
+    package func next(
         into batch: inout [EncodedEvent], maxCount: Int = 8192,
         onInvalid: ((TraceError, String) -> Void)? = nil
     ) throws(TraceError) -> Bool {

@@ -5,11 +5,11 @@ import CZlib
 /// gzip is recognised by its magic bytes (`1f 8b`), not by the file name. Concatenated gzip
 /// members are read one after another, as `zcat` does. The raw input hashes what it reads
 /// (``RawInput/sha256``).
-public final class DecodedInput {
+package final class DecodedInput {
     /// The raw input underneath.
-    public let raw: RawInput
+    package let raw: RawInput
     /// Whether the input is gzip.
-    public private(set) var isGzip = false
+    package private(set) var isGzip = false
 
     private let rawChunk: UnsafeMutableRawBufferPointer
     private var rawStart = 0
@@ -21,7 +21,7 @@ public final class DecodedInput {
     private var started = false
 
     /// Wraps a raw input.
-    public init(_ raw: RawInput) {
+    package init(_ raw: RawInput) {
         self.raw = raw
         rawChunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
     }
@@ -50,7 +50,7 @@ public final class DecodedInput {
 
     /// Reads decoded bytes; returns 0 only at the end of the input.
     /// - Throws: ``TraceError`` for a truncated or corrupt gzip stream.
-    public func read(into out: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
+    package func read(into out: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
         if !started {
             started = true
             try fillRaw()

@@ -8,20 +8,20 @@ import Darwin
 ///
 /// Every byte read is also fed to a SHA-256 as it goes by: the content hash the store keys
 /// files by and `run.json` records costs no second pass, wherever the input is read.
-public final class RawInput {
+package final class RawInput {
     /// The path as given (`-` for standard input).
-    public let path: String
+    package let path: String
     /// The file's size in bytes when it is a regular file, for progress.
-    public let size: Int64?
+    package let size: Int64?
     /// Bytes read so far.
-    public private(set) var bytesRead: Int64 = 0
+    package private(set) var bytesRead: Int64 = 0
     private var hasher = SHA256()
     private let fd: Int32
     private let ownsDescriptor: Bool
 
     /// Opens a path; `-` is standard input.
     /// - Throws: ``TraceError`` when the file cannot be opened.
-    public init(path: String) throws(TraceError) {
+    package init(path: String) throws(TraceError) {
         self.path = path
         if path == "-" {
             fd = 0
@@ -51,7 +51,7 @@ public final class RawInput {
     }
 
     /// Reads up to `buffer.count` bytes; returns 0 at end of input.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
         while true {
             #if canImport(Glibc)
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
@@ -71,11 +71,11 @@ public final class RawInput {
 
     /// The SHA-256 of the bytes read so far as hex (the whole input's once ``read(into:)``
     /// returned 0).
-    public var sha256: String { hasher.hexDigest() }
+    package var sha256: String { hasher.hexDigest() }
 
     /// Reads the rest of the input and returns the SHA-256 of all of it.
     /// - Throws: ``TraceError`` when reading fails.
-    public func readToEnd() throws(TraceError) -> String {
+    package func readToEnd() throws(TraceError) -> String {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { chunk.deallocate() }
         while try read(into: chunk) > 0 {}
@@ -84,7 +84,7 @@ public final class RawInput {
 
     /// The SHA-256 of a file's bytes, read in chunks.
     /// - Throws: ``TraceError`` when the file cannot be read.
-    public static func sha256(ofFile path: String) throws(TraceError) -> String {
+    package static func sha256(ofFile path: String) throws(TraceError) -> String {
         try RawInput(path: path).readToEnd()
     }
 }

@@ -1,5 +1,5 @@
 import FetchCastTestSupport
-import FetchCastStore
+@testable import FetchCastStore  // the store's connection, to count rows and check integrity
 import FetchCastTrace
 import Foundation
 import HTTPTypes

@@ -1,6 +1,6 @@
 import FetchCastPredict
 @testable import FetchCastServe
-import FetchCastStore
+@testable import FetchCastStore  // the store's connection, to hold the write lock
 import FetchCastTrace
 import Foundation
 import Hummingbird

@@ -1,0 +1,138 @@
+import FetchCastCore
+import FetchCastTrace
+
+/// The whole event log in time order, read in one snapshot: what a replay from the store reads.
+///
+/// Opening it (``Store/timeOrderedScan(symbols:)``) begins a read transaction and interns every
+/// device name, then every app name, into the caller's ``SymbolTable``; ``files`` lists the
+/// ingested files in ingest order. ``next(into:maxCount:)`` then hands out the events as
+/// ``EncodedEvent`` batches in `(time, insertion)` order, each batch from one file, the shape a
+/// trace file's ``EventSource`` batches have. ``close()`` ends the transaction.
+///
+/// - Complexity: O(events) time, one `ORDER BY time_us, id` query; memory O(devices + apps +
+///   files) plus one batch.
+package final class TimeOrderedScan {
+    /// An ingested file: its name, content hash and row count, as `fetchcast files` lists it.
+    package struct File: Sendable, Hashable {
+        package var name: String
+        package var sha256: String
+        package var rows: Int64
+    }
+
+    /// Every ingested file, in ingest order.
+    package let files: [File]
+    private let store: Store
+    private let query: Statement
+    private let deviceSymbol: [Int64: Int32]
+    private let appSymbol: [Int64: Int32]
+    private let fileName: [Int64: String]
+    /// The file of the batch being filled.
+    private var batchFile: Int64 = -1
+    /// The query is on a row that the previous batch had no room for.
+    private var pendingRow = false
+    private var exhausted = false
+    private var closed = false
+
+    fileprivate init(store: Store, symbols: SymbolTable) throws(StoreError) {
+        let c = store.connection
+        try c.execute("BEGIN")
+        do throws(StoreError) {
+            var deviceSymbol: [Int64: Int32] = [:]
+            var appSymbol: [Int64: Int32] = [:]
+            var fileName: [Int64: String] = [:]
+            var files: [File] = []
+            let d = try c.prepare("SELECT id, name FROM devices")
+            while try d.step() { deviceSymbol[d.int(0)] = symbols.intern(d.text(1)) }
+            let a = try c.prepare("SELECT id, name FROM apps")
+            while try a.step() { appSymbol[a.int(0)] = symbols.intern(a.text(1)) }
+            let f = try c.prepare("SELECT id, name, sha256, rows FROM files ORDER BY id")
+            while try f.step() {
+                fileName[f.int(0)] = f.text(1)
+                files.append(File(name: f.text(1), sha256: f.text(2), rows: f.int(3)))
+            }
+            query = try c.prepare("""
+                SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id, network, power, battery, low_power
+                FROM event_log ORDER BY time_us, id
+                """)
+            self.store = store
+            self.deviceSymbol = deviceSymbol
+            self.appSymbol = appSymbol
+            self.fileName = fileName
+            self.files = files
+        } catch {
+            try? c.execute("COMMIT")
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Replaces `batch` with the next events: at most `maxCount`, all from one file.
+    /// - Parameters:
+    ///   - batch: Emptied, then filled.
+    ///   - maxCount: Events per batch at most.
+    /// - Returns: The name of the file the batch's events came from (`"store"` when the file
+    ///   row is missing), or `nil` once every event was handed out (`batch` is then empty).
+    /// - Throws: ``StoreError`` when SQLite fails, or a row names a device or app that is not
+    ///   in the store or a kind or result this build does not know. The events before that row
+    ///   were handed out in earlier batches.
+    package func next(into batch: inout [EncodedEvent], maxCount: Int = 8192) throws(StoreError) -> String? {
+        batch.removeAll(keepingCapacity: true)
+        if exhausted { return nil }
+        let q = query
+        while true {
+            if !pendingRow {
+                guard try q.step() else {
+                    exhausted = true
+                    return batch.isEmpty ? nil : name(ofFile: batchFile)
+                }
+                pendingRow = true
+            }
+            let file = q.int(7)
+            if (file != batchFile && !batch.isEmpty) || batch.count == maxCount {
+                return name(ofFile: batchFile)
+            }
+            batchFile = file
+            pendingRow = false
+            let row = q.int(8)
+            let device: Int32
+            if q.isNull(2) {
+                device = EncodedEvent.everyDevice
+            } else if let d = deviceSymbol[q.int(2)] {
+                device = d
+            } else {
+                throw .unknownValue(path: store.path, table: "event_log", row: row, column: "device_id", value: q.int(2))
+            }
+            guard let app = appSymbol[q.int(3)] else {
+                throw .unknownValue(path: store.path, table: "event_log", row: row, column: "app_id", value: q.int(3))
+            }
+            let kind = try store.kind(q.int(4), row: row)
+            let result = q.isNull(5) ? nil : try store.result(q.int(5), row: row)
+            batch.append(EncodedEvent(
+                timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
+                device: device, app: app, kind: kind, result: result, line: q.int(6),
+                conditions: Store.conditions(q, from: 9)))
+        }
+    }
+
+    /// Ends the read transaction; the scan hands out nothing more. Calling it again does nothing.
+    package func close() {
+        if closed { return }
+        closed = true
+        exhausted = true
+        try? store.connection.execute("COMMIT")
+    }
+
+    private func name(ofFile id: Int64) -> String { fileName[id] ?? "store" }
+}
+
+extension Store {
+    /// Opens a read snapshot of every event in time order (see ``TimeOrderedScan``), interning
+    /// device and app names into `symbols`.
+    /// - Parameter symbols: The symbol table the events' device and app symbols refer to.
+    /// - Returns: The scan; call ``TimeOrderedScan/close()`` when done with it.
+    /// - Throws: ``StoreError`` when the snapshot cannot be begun or read.
+    package func timeOrderedScan(symbols: SymbolTable) throws(StoreError) -> TimeOrderedScan {
+        try TimeOrderedScan(store: self, symbols: symbols)
+    }
+}
