@@ -42,6 +42,9 @@ public final class ModelRepository {
         /// Keyed by UTF-8 bytes: `String` keys would merge canonically equivalent ids ("é"
         /// precomposed and decomposed), which the store keeps apart.
         var deviceIDs: [[UInt8]: Int64]
+        /// Whether the store has `state` rows (device conditions): asked once per watermark,
+        /// not per answer (without such rows it is a scan of every file's counts).
+        var hasStates: Bool
     }
 
     private func names() throws -> Names {
@@ -50,7 +53,7 @@ public final class ModelRepository {
         let devices = try store.deviceNames()
         var ids: [[UInt8]: Int64] = [:]
         for (id, name) in devices { ids[Array(name.utf8)] = id }
-        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
+        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids, hasStates: try store.hasStateRows())
         namesCache = loaded
         return loaded
     }
@@ -270,7 +273,7 @@ public final class ModelRepository {
             }
         }
         let (models, priors) = state ?? ([:], [:])
-        let hasStates = try store.hasStateRows()
+        let hasStates = names.hasStates
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) },
                         readStateChanges: !hasStates ? nil : { [store] device, time in
