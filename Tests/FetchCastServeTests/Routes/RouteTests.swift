@@ -150,6 +150,35 @@ struct RouteTests {
         }
     }
 
+    @Test func stateRowsPostedLaterAreSeenByTheNextPlan() async throws {
+        try await withServer { client, fixture in
+            #expect(try await post(client, ServeFixture.trace()).status == .ok)
+            let uri = "/v1/devices/dev-1/plan?at=2013-11-24T07:00:00Z&count=20"
+            let read = ServeFixture.bearer(ServeFixture.readToken)
+            let before = try await client.execute(uri: uri, method: .get, headers: read)
+            #expect(before.status == .ok)
+            #expect(try before.json(PlanBody.self).fetches.allSatisfy { !$0.reason.contains("usually on Wi-Fi") })
+            // dev-1 on Wi-Fi from 19:00 to 07:00 every day of the trace, on cellular otherwise.
+            var rows = ["time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power"]
+            for day in 0..<14 {
+                let d = 1_384_128_000 + day * 86_400  // 2013-11-11T00:00:00Z
+                rows.append("\(d + 7 * 3600),dev-1,,state,,,,cellular,battery,,")
+                rows.append("\(d + 19 * 3600),dev-1,,state,,,,wifi,battery,,")
+            }
+            #expect(try await post(client, rows.joined(separator: "\n") + "\n").status == .ok)
+            let after = try await client.execute(uri: uri, method: .get, headers: read)
+            #expect(after.status == .ok)
+            let served = try after.json(PlanBody.self).fetches
+            // The 20:00 launch is fetched for on the evening's Wi-Fi, and the reason says so.
+            #expect(served.contains { $0.reason.contains("usually on Wi-Fi 19:00–20:00") }, "\(served.map(\.reason))")
+            let store = try Store(path: fixture.database, create: false)
+            let request = PredictionRequest(device: "dev-1", at: Timestamp.parseArgument("2013-11-24T07:00:00Z"), count: 20)
+            let expected = try Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-1"]))
+            #expect(served.map(\.reason) == expected.map(\.reason))
+            #expect(served.map(\.fetch_at) == expected.map(\.fetchAt))
+        }
+    }
+
     @Test func thePlanIsWhatThePredictorAnswers() async throws {
         try await withServer { client, fixture in
             #expect(try await post(client, ServeFixture.trace()).status == .ok)
