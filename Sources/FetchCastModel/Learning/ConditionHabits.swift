@@ -19,16 +19,33 @@ public struct ConditionHabits: Sendable, Hashable {
     /// The weight of the device's overall share in each slot's, seconds.
     public static let priorSeconds = 3600.0
 
-    var networkKnown = [Double](repeating: 0, count: HourOfWeek.count)
-    var wifi = [Double](repeating: 0, count: HourOfWeek.count)
-    var powerKnown = [Double](repeating: 0, count: HourOfWeek.count)
-    var charging = [Double](repeating: 0, count: HourOfWeek.count)
-    var totals = Totals()
+    /// Time on Wi-Fi of the time the network was known, and on external power of the time the
+    /// power source was known.
+    var wifi = Share(), charging = Share()
     /// The state in effect since the last row, and when it started.
     var open: Open?
 
-    struct Totals: Sendable, Hashable {
-        var networkKnown = 0.0, wifi = 0.0, powerKnown = 0.0, charging = 0.0
+    /// Seconds of one condition out of the seconds its field was known, per slot and in all.
+    struct Share: Sendable, Hashable {
+        var known = [Double](repeating: 0, count: HourOfWeek.count)
+        var held = [Double](repeating: 0, count: HourOfWeek.count)
+        var totalKnown = 0.0, totalHeld = 0.0
+
+        mutating func add(_ seconds: Double, slot: Int, holds: Bool) {
+            known[slot] += seconds
+            totalKnown += seconds
+            if holds {
+                held[slot] += seconds
+                totalHeld += seconds
+            }
+        }
+
+        /// The slot's share, shrunk towards the overall share with ``ConditionHabits/priorSeconds``;
+        /// `nil` when the field was never known.
+        func share(slot: Int) -> Double? {
+            guard totalKnown > 0 else { return nil }
+            return (held[slot] + priorSeconds * (totalHeld / totalKnown)) / (known[slot] + priorSeconds)
+        }
     }
 
     struct Open: Sendable, Hashable {
@@ -41,7 +58,7 @@ public struct ConditionHabits: Sendable, Hashable {
     public init() {}
 
     /// Whether any time with a known network or power source was seen.
-    public var isEmpty: Bool { totals.networkKnown == 0 && totals.powerKnown == 0 }
+    public var isEmpty: Bool { wifi.totalKnown == 0 && charging.totalKnown == 0 }
 
     /// Learns that `conditions` hold from `time` on (a `state` row, with the device's UTC offset
     /// then). Rows must come in time order.
@@ -63,41 +80,17 @@ public struct ConditionHabits: Sendable, Hashable {
         let end = min(time, o.time + Self.maximumHold)
         let c = o.conditions
         HourOfWeek.spread(from: o.time, to: end, offset: o.offset) { slot, seconds in
-            if let n = c.network {
-                networkKnown[slot] += seconds
-                totals.networkKnown += seconds
-                if n == .wifi {
-                    wifi[slot] += seconds
-                    totals.wifi += seconds
-                }
-            }
-            if let p = c.power {
-                powerKnown[slot] += seconds
-                totals.powerKnown += seconds
-                if p == .charging {
-                    charging[slot] += seconds
-                    totals.charging += seconds
-                }
-            }
+            if let n = c.network { wifi.add(seconds, slot: slot, holds: n == .wifi) }
+            if let p = c.power { charging.add(seconds, slot: slot, holds: p == .charging) }
         }
         open = Open(time: time, conditions: c, offset: o.offset)
     }
 
     /// P(on Wi-Fi) in an hour-of-week slot, or `nil` when the network was never known.
-    public func wifiShare(slot: Int) -> Double? {
-        Self.share(wifi[slot], of: networkKnown[slot], overall: totals.wifi, of: totals.networkKnown)
-    }
+    public func wifiShare(slot: Int) -> Double? { wifi.share(slot: slot) }
 
     /// P(on external power) in an hour-of-week slot, or `nil` when the power source was never known.
-    public func chargingShare(slot: Int) -> Double? {
-        Self.share(charging[slot], of: powerKnown[slot], overall: totals.charging, of: totals.powerKnown)
-    }
-
-    private static func share(_ part: Double, of whole: Double, overall: Double, of overallWhole: Double) -> Double? {
-        guard overallWhole > 0 else { return nil }
-        let base = overall / overallWhole
-        return (part + priorSeconds * base) / (whole + priorSeconds)
-    }
+    public func chargingShare(slot: Int) -> Double? { charging.share(slot: slot) }
 
     /// The conditions a fetch at `time` will most likely meet: `current` (the state at `now`)
     /// while `time` is less than `horizon` after `now`, and beyond it the usual network and
