@@ -126,6 +126,28 @@ public enum FetchPlanner {
             conditions.map { $0.habits.expected(at: t, now: start, current: $0.current, horizon: tau, utcOffsetSeconds: offset) } ?? .unknown
         }
         func admitted(_ app: Int32, _ t: Double) -> Bool { admits?(app, t, expectedConditions(t)) ?? true }
+        // What a moment's expected conditions make of it: the conditions, the bar's factor there,
+        // and the usual condition a fetch there counts on.
+        struct Usual {
+            var conditions: DeviceConditions
+            var factor: Double
+            var habit: ConditionHabit?
+        }
+        var usual = [Usual?](repeating: nil, count: HourOfWeek.count)
+        func usualAt(_ g: Double, slot: Int, conditions: PlanConditions) -> Usual {
+            let expected = expectedConditions(g)
+            var habit: ConditionHabit?
+            if g - start >= tau {
+                if expected.isCharging, let p = conditions.habits.chargingShare(slot: slot) {
+                    habit = .charging(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
+                } else if expected.isUnmetered, let p = conditions.habits.wifiShare(slot: slot) {
+                    habit = .wifi(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
+                }
+            }
+            return Usual(
+                conditions: expected, factor: configuration.barFactor(expected, habits: conditions.habits, at: g, utcOffsetSeconds: offset),
+                habit: habit)
+        }
         let leastFactor = conditions == nil ? 1 : min(1, configuration.cellularBarFactor, configuration.wifiBarFactor * configuration.leavingWiFiBarFactor)
         var candidates: [Candidate] = []
         candidates.reserveCapacity(apps.count * Int(horizon / step + 1))
@@ -162,22 +184,24 @@ public enum FetchPlanner {
                     hourEnd += 3600
                 }
                 guard g >= earliest else { continue }
+                if g - start > tau, max(rates[slot], rates[(slot + 1) % HourOfWeek.count]) < rateCut { continue }
+                var expected = DeviceConditions.unknown
                 var factor = 1.0
                 var habit: ConditionHabit?
-                let expected = expectedConditions(g)
                 if let conditions {
-                    factor = configuration.barFactor(expected, habits: conditions.habits, at: g, utcOffsetSeconds: offset)
-                    if g - start >= tau {
-                        if expected.isCharging, let p = conditions.habits.chargingShare(slot: slot) {
-                            habit = .charging(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
-                        } else if expected.isUnmetered, let p = conditions.habits.wifiShare(slot: slot) {
-                            habit = .wifi(share: p, hour: LocalTime.hourOfDay(time: g, utcOffsetSeconds: offset))
-                        }
+                    // Beyond τ the expected conditions, the factor and the habit depend on the
+                    // moment's hour of the week only: worked out once per slot and plan.
+                    let u: Usual
+                    if g - start >= tau, let known = usual[slot] {
+                        u = known
+                    } else {
+                        u = usualAt(g, slot: slot, conditions: conditions)
+                        if g - start >= tau { usual[slot] = u }
                     }
+                    (expected, factor, habit) = (u.conditions, u.factor, u.habit)
                 }
                 // A moment whose predicted conditions fail the app's constraints is never planned.
                 if let admits, !admits(app, g, expected) { continue }
-                if g - start > tau, max(rates[slot], rates[(slot + 1) % HourOfWeek.count]) < rateCut { continue }
                 var newData = 1.0
                 if let contentRates {
                     if g > integratedUntil {
