@@ -49,7 +49,10 @@ public struct ConditionHabits: Sendable, Hashable {
     }
 
     struct Open: Sendable, Hashable {
+        /// The row's instant: the state is taken to hold at most ``maximumHold`` after it.
         var time: Double
+        /// Counted up to here.
+        var counted: Double
         var conditions: DeviceConditions
         var offset: Int32
     }
@@ -64,26 +67,31 @@ public struct ConditionHabits: Sendable, Hashable {
     /// then). Rows must come in time order.
     public mutating func observe(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds offset: Int32) {
         close(at: time)
-        open = Open(time: time, conditions: conditions, offset: offset)
+        open = Open(time: time, counted: time, conditions: conditions, offset: offset)
     }
 
     /// The habits with the state in effect counted up to `time` (≥ the last row), for a plan
     /// made at `time`.
     public func through(_ time: Double) -> ConditionHabits {
         var copy = self
-        copy.close(at: time)
+        copy.advance(to: time)
         return copy
     }
 
+    /// Counts the state in effect up to `time` (≥ the last row) in place: what a live policy
+    /// does before each decision, without copying the habits.
+    public mutating func advance(to time: Double) { close(at: time) }
+
     private mutating func close(at time: Double) {
-        guard let o = open, time > o.time else { return }
+        guard let o = open else { return }
         let end = min(time, o.time + Self.maximumHold)
+        guard end > o.counted else { return }
         let c = o.conditions
-        HourOfWeek.spread(from: o.time, to: end, offset: o.offset) { slot, seconds in
+        HourOfWeek.spread(from: o.counted, to: end, offset: o.offset) { slot, seconds in
             if let n = c.network { wifi.add(seconds, slot: slot, holds: n == .wifi) }
             if let p = c.power { charging.add(seconds, slot: slot, holds: p == .charging) }
         }
-        open = Open(time: time, conditions: c, offset: o.offset)
+        open!.counted = end
     }
 
     /// P(on Wi-Fi) in an hour-of-week slot, or `nil` when the network was never known.

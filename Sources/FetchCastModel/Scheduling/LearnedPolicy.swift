@@ -184,9 +184,11 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
         // A radio wakeup costs the battery by the network it starts on: the lead fetch clears a
         // bar scaled by the conditions (joins ride the lead's wakeup, as before).
-        let leadBar = conditions.map {
-            max(configuration.minimumValue, bar * configuration.barFactor($0, habits: habits.through(t), at: t, utcOffsetSeconds: offset))
-        } ?? bar
+        var leadBar = bar
+        if let conditions {
+            habits.advance(to: t)
+            leadBar = max(configuration.minimumValue, bar * configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset))
+        }
         var taken = 0
         var lead: Int32?
         for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
