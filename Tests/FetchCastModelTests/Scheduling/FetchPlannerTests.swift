@@ -30,16 +30,24 @@ struct FetchPlannerTests {
         }
     }
 
-    @Test func plansAheadOfTheHabitualHour() {
-        // App 1 opened every day at 09:00 UTC, nothing else: the plan for tomorrow fetches it
-        // shortly before or at 09:00.
+    static let habitStart = 1_700_006_400.0
+
+    /// Three weeks of app 1 opened every day at 09:02 UTC and app 2 at 20:00.
+    static func nineAndEightPM() -> DeviceModel {
         var model = DeviceModel()
-        let start = 1_700_006_400.0
         for day in 0..<21 {
-            let d = start + Double(day) * 86_400
+            let d = habitStart + Double(day) * 86_400
             model.observe(DeviceEvent(time: d + 9 * 3600 + 120, app: 1, kind: .launch))
             model.observe(DeviceEvent(time: d + 20 * 3600, app: 2, kind: .launch))
         }
+        return model
+    }
+
+    @Test func plansAheadOfTheHabitualHour() {
+        // App 1 opened every day at 09:00 UTC (app 2 in the evening): the plan for tomorrow fetches it
+        // shortly before or at 09:00.
+        let start = Self.habitStart
+        let model = Self.nineAndEightPM()
         let from = start + 21 * 86_400
         let plan = FetchPlanner.plan(model: model, apps: [1], from: from, configuration: SchedulerConfiguration(budget: 1), prior: .none)
         #expect(plan.count == 1)
@@ -52,13 +60,8 @@ struct FetchPlannerTests {
         // app 2 goes on every evening: the hour-of-week rates still peak at 09:00, but an app
         // silent for days is not expected there. Planned from right after its last launch the
         // same history gives a 09:00 fetch; four days later it gives none.
-        var model = DeviceModel()
-        let start = 1_700_006_400.0
-        for day in 0..<21 {
-            let d = start + Double(day) * 86_400
-            model.observe(DeviceEvent(time: d + 9 * 3600 + 120, app: 1, kind: .launch))
-            model.observe(DeviceEvent(time: d + 20 * 3600, app: 2, kind: .launch))
-        }
+        let start = Self.habitStart
+        var model = Self.nineAndEightPM()
         let configuration = SchedulerConfiguration(budget: 1)
         let fresh = FetchPlanner.plan(model: model, apps: [1], from: start + 21 * 86_400, configuration: configuration, prior: .none)
         #expect(fresh.count == 1, "the habit, a day after its last launch")
