@@ -29,19 +29,23 @@ struct FetchScheduler {
         appNames.indices.contains(Int(id)) ? appNames[Int(id)] : "app \(id)"
     }
 
-    /// What FetchCast has learned about this device.
-    private(set) var model: DeviceModel
-    /// At most 24 background fetches a local day, none of one app within 15 min (iOS's minimum).
-    var configuration = SchedulerConfiguration(budget: 24)
+    /// FetchCast's scheduler, following this device's launches and fetches: at most 24
+    /// background fetches a local day, none of one app within 15 min (iOS's minimum).
+    private(set) var scheduler: LearnedPolicy
     /// The device's time zone: hours of the week are learned in local time.
     var timeZone = TimeZone.current
+
+    /// What FetchCast has learned about this device.
+    var model: DeviceModel { scheduler.model }
 
     /// A scheduler that knows nothing yet, or the one saved by ``savedState()``.
     ///
     /// State that cannot be read (damaged, or written by an incompatible version of FetchCast)
-    /// is dropped: the model starts over and learns again from the next launches.
+    /// is dropped: the scheduler starts over and learns again from the next launches.
     init(restoring state: [UInt8]? = nil) {
-        model = state.flatMap { try? DeviceModel(binary: $0) } ?? DeviceModel()
+        scheduler = state.flatMap { try? LearnedPolicy(restoring: $0) } ?? LearnedPolicy(
+            apps: Self.appNames.indices.map { Int32($0) }, model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24),
+            prior: .none, mode: .following)
     }
 
     /// Records that the user opened `app` at `date`.
@@ -57,7 +61,7 @@ struct FetchScheduler {
 
     private mutating func record(_ app: String, at date: Date, kind: EventKind, result: FetchResult?) {
         guard let id = Self.id(of: app) else { return }
-        model.observe(DeviceEvent(
+        scheduler.observe(DeviceEvent(
             time: date.timeIntervalSince1970, utcOffsetSeconds: Int32(timeZone.secondsFromGMT(for: date)),
             app: id, kind: kind, result: result))
     }
@@ -65,9 +69,7 @@ struct FetchScheduler {
     /// The fetches worth making in the next 24 hours, in time order: what `fetchcast predict`
     /// answers for this device.
     func plan(at now: Date) -> [ScheduledFetch] {
-        FetchPlanner.plan(
-            model: model, apps: Self.appNames.indices.map { Int32($0) }, from: now.timeIntervalSince1970,
-            configuration: configuration, prior: .none)
+        scheduler.plan(from: now.timeIntervalSince1970)
     }
 
     /// When `app` should next fetch: its first planned fetch, or `nil` when no fetch of it is
@@ -79,6 +81,6 @@ struct FetchScheduler {
 
     /// The learned state as bytes, to keep until the next start.
     func savedState() throws -> [UInt8] {
-        try model.binaryEncoded()
+        try scheduler.savedState()
     }
 }

@@ -10,8 +10,10 @@ enum SimulatedWeek {
     static let timeZone = TimeZone(secondsFromGMT: 3600)!
     /// Monday 2026-11-02 00:00 +01:00, the first day.
     static let monday = Date(timeIntervalSince1970: 1_794_783_600 - 14 * 86_400)
-    /// Monday 2026-11-23 06:00 +01:00, the morning after the last week: when the example plans.
-    static let now = monday.addingTimeInterval(Double(weeks * 7 * 86_400 + 6 * 3600))
+    /// Monday 2026-11-23 07:40 +01:00, the morning after the last week: the user opens the
+    /// news app (the last event), and when it goes to the background, a second later, the app
+    /// asks for the plan.
+    static let now = monday.addingTimeInterval(Double(weeks * 7 * 86_400 + 7 * 3600 + 40 * 60 + 1))
 
     /// A launch (`result == nil`) or a finished background fetch.
     struct Event {
@@ -47,6 +49,8 @@ enum SimulatedWeek {
                 at(9, 20, news); at(10, 5, mail); at(20, 30, news)
             }
         }
+        // Monday morning: the news app is opened, as on every weekday.
+        events.append(Event(date: now.addingTimeInterval(-1), app: news, result: nil))
         return events.sorted { $0.date < $1.date }
     }
 }

@@ -67,6 +67,13 @@ public enum PredictBenchmark {
         var query: [Double] = []
         var plan: [Double] = []
         let repository = ModelRepository(store: store)
+        // The plan alone, from a scheduler already caught up with the device's events.
+        let caughtUp = try repository.refresh(devices: [device])
+        let stored = caughtUp.models[deviceID]!
+        guard let scheduler = try caughtUp.scheduler(
+            of: deviceID, apps: stored.appsBySessions(limit: 5), configuration: SchedulerConfiguration(), model: stored.configuration,
+            before: stored.lastEventTime!, inclusive: true)
+        else { throw StoreError(path: db, message: "no events for device \(device)") }
         // Enough samples that p99 is not one unlucky sample (≥ 10 beyond it).
         let samples = max(calls * 40, 1000)
         log.write("timing \(samples) in-process queries (load + decode + plan)\n")
@@ -76,11 +83,8 @@ public enum PredictBenchmark {
             let p = try Predictor.predict(PredictionRequest(device: device, count: 10), snapshot: s)
             let t1 = WallClock.monotonic()
             query.append(t1 - t0)
-            let model = s.models[deviceID]!
-            let top = model.appsBySessions(limit: 5)
             let t2 = WallClock.monotonic()
-            _ = FetchPlanner.plan(model: model, apps: top, from: model.lastEventTime!,
-                                  configuration: SchedulerConfiguration(), prior: s.prior(for: deviceID))
+            _ = scheduler.plan(from: stored.lastEventTime!)
             plan.append(WallClock.monotonic() - t2)
             guard !p.isEmpty else {
                 throw StoreError(path: db, message: "predict returned no fetch for device \(device): the benchmark would time an empty answer")

@@ -94,7 +94,6 @@ enum Explanation {
         if case .coalesced(let with) = fetch.reason {
             text += "; coalesced with \(name(with))"
         }
-        if let habit = fetch.habit { text += "; " + habit.description }
         return text
     }
 

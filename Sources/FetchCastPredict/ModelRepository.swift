@@ -42,9 +42,6 @@ public final class ModelRepository {
         /// Keyed by UTF-8 bytes: `String` keys would merge canonically equivalent ids ("é"
         /// precomposed and decomposed), which the store keeps apart.
         var deviceIDs: [[UInt8]: Int64]
-        /// Whether the store has `state` rows (device conditions): asked once per watermark,
-        /// not per answer (without such rows it is a scan of every file's counts).
-        var hasStates: Bool
     }
 
     private func names() throws -> Names {
@@ -53,7 +50,7 @@ public final class ModelRepository {
         let devices = try store.deviceNames()
         var ids: [[UInt8]: Int64] = [:]
         for (id, name) in devices { ids[Array(name.utf8)] = id }
-        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids, hasStates: try store.hasStateRows())
+        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
         namesCache = loaded
         return loaded
     }
@@ -115,29 +112,38 @@ public final class ModelRepository {
         /// nothing at or after `time`, else one folded from the store's events before `time`.
         /// - Complexity: O(1) for a time after the device's history; otherwise O(the store's
         ///   events of the device and publishes to every device), read in id order.
-        /// Reads a device's `state` rows at or before an instant from the store (`nil` when the
-        /// snapshot was not made from a store, or the store has no `state` rows).
-        var readStateChanges: ((Int64, Double) throws -> [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)])?
+        /// Catches a following scheduler up with a device's events (``scheduler(of:apps:configuration:model:before:inclusive:)``).
+        var catchUp: ((_ device: Int64, _ apps: [Int32], _ configuration: SchedulerConfiguration, _ model: ModelConfiguration,
+                       _ prior: DevicePrior, _ time: Double, _ inclusive: Bool) throws -> LearnedPolicy?)?
+        /// Reads a device's `state` rows and publishes to every device up to an instant.
+        var readHistory: ((_ device: Int64, _ time: Double, _ body: (StoredEvent) throws -> Void) throws -> Void)?
 
-        /// What a plan from `time` knows of the device's conditions: those at `time` (each field
-        /// as the latest `state` row at or before it set it) and the habits learned from those
-        /// rows, counted up to `time`, exactly as a replayed policy told of the same rows knows
-        /// them; `nil` when the device has no `state` row at or before `time`.
-        public func planConditions(of device: Int64, at time: Double) throws -> PlanConditions? {
-            guard let rows = try readStateChanges?(device, time), !rows.isEmpty else { return nil }
-            var current = DeviceConditions.unknown
-            var habits = ConditionHabits()
-            for row in rows {
-                current.apply(row.change)
-                habits.observe(current, at: Double(row.timeMicros) / 1_000_000, utcOffsetSeconds: row.utcOffsetSeconds)
-            }
-            return PlanConditions(current: current, habits: habits.through(time))
+        /// The scheduler a plan of `device` from `time` starts from: a following
+        /// ``LearnedPolicy`` for `apps`, told of the device's launches and fetches before `time`
+        /// (at it too when `inclusive`), the publishes to it and to every device and the
+        /// conditions its `state` rows set up to `time`, in time order, exactly as the `planned`
+        /// policy's scheduler is told of them in a replay (`nil` without a store or without
+        /// events).
+        /// - Complexity: O(the device's events before `time` + publishes to every device), read
+        ///   through the store's (device, time) index; O(the events after the last call's `time`)
+        ///   when the repository asked for the same scheduler from an earlier time and no event
+        ///   was added since.
+        package func scheduler(
+            of device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, before time: Double,
+            inclusive: Bool = false
+        ) throws -> LearnedPolicy? {
+            try catchUp?(device, apps, configuration, model, prior(for: device), time, inclusive)
         }
 
         /// The device's conditions at `time`: each field as the latest `state` row at or before
         /// it set it; unknown without a store or without state rows.
         public func conditions(of device: Int64, at time: Double) throws -> DeviceConditions {
-            try planConditions(of: device, at: time)?.current ?? .unknown
+            guard let readHistory else { return .unknown }
+            var conditions = DeviceConditions.unknown
+            try readHistory(device, time) { e in
+                if e.kind == .state, e.device != nil { conditions.apply(e.conditions) }
+            }
+            return conditions
         }
 
         public func model(of device: Int64, before time: Double) throws -> DeviceModel? {
@@ -161,6 +167,77 @@ public final class ModelRepository {
             }
         }
         return learner.models[device]
+    }
+
+    /// What ``caughtUp(_:apps:configuration:model:prior:time:inclusive:)`` keeps per scheduler.
+    struct SchedulerKey: Hashable {
+        var device: Int64
+        var apps: [Int32]
+        var configuration: SchedulerConfiguration
+        var model: ModelConfiguration
+    }
+
+    /// A following scheduler told of every event before `limitMicros` as of `watermark`.
+    struct CaughtUp {
+        var scheduler: LearnedPolicy
+        var conditions: DeviceConditions
+        var limitMicros: Int64
+        var watermark: Int64
+        var seen: Bool
+    }
+
+    /// The following schedulers asked for last (at most ``cachedSchedulers``), valid while no
+    /// event is added: a plan from a later time goes on from one instead of reading the
+    /// device's history again.
+    private var schedulers: [SchedulerKey: CaughtUp] = [:]
+    private var schedulerOrder: [SchedulerKey] = []
+    static let cachedSchedulers = 64
+
+    /// A following scheduler for `apps` of `device`, told of the device's events before `time`
+    /// (at it too when `inclusive`; otherwise only the publishes and `state` rows at it, which a
+    /// replay delivers before its looks at that instant) in replay order; `nil` when there are
+    /// none.
+    func caughtUp(
+        _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
+        time: Double, inclusive: Bool
+    ) throws -> LearnedPolicy? {
+        let micros = time * 1_000_000
+        let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
+        let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
+        return try store.readTransaction {
+            let watermark = try store.lastEventID()
+            var state: CaughtUp
+            if let kept = schedulers[key], kept.watermark == watermark, kept.limitMicros <= limit {
+                state = kept
+            } else {
+                state = CaughtUp(
+                    scheduler: LearnedPolicy(
+                        apps: apps, model: DeviceModel(configuration: model), configuration: configuration, prior: prior, mode: .following),
+                    conditions: .unknown, limitMicros: .min, watermark: watermark, seen: false)
+            }
+            func tell(_ e: StoredEvent) {
+                state.seen = true
+                let t = Double(e.timeMicros) / 1_000_000
+                if e.kind == .state {
+                    state.conditions.apply(e.conditions)
+                    state.scheduler.observeConditions(state.conditions, at: t, utcOffsetSeconds: e.utcOffsetSeconds)
+                } else {
+                    state.scheduler.observe(Self.event(e))
+                }
+            }
+            try store.deviceHistory(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
+            state.limitMicros = limit
+            if schedulers.updateValue(state, forKey: key) == nil {
+                schedulerOrder.append(key)
+                if schedulerOrder.count > Self.cachedSchedulers { schedulers[schedulerOrder.removeFirst()] = nil }
+            }
+            if !inclusive, micros == micros.rounded() {
+                try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
+                    if e.kind == .publish || e.kind == .state { tell(e) }
+                }
+            }
+            return state.seen ? state.scheduler : nil
+        }
     }
 
     /// A stored event as the model sees it.
@@ -273,11 +350,12 @@ public final class ModelRepository {
             }
         }
         let (models, priors) = state ?? ([:], [:])
-        let hasStates = names.hasStates
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) },
-                        readStateChanges: !hasStates ? nil : { [store] device, time in
-                            try store.stateChanges(ofDevice: device, atOrBeforeMicros: Int64((time * 1_000_000).rounded(.down)))
+                        catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, time: $5, inclusive: $6) },
+                        readHistory: { [store] device, time, body in
+                            let limit = Int64((time * 1_000_000).rounded(.down)) + 1
+                            try store.readTransaction { try store.deviceHistory(ofDevice: device, beforeMicros: limit, body) }
                         })
     }
 

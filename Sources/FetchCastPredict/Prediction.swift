@@ -101,22 +101,21 @@ public enum Predictor {
             if let at = request.at { model = try snapshot.model(of: device, before: at) ?? model }
             guard model.lastEventTime != nil else { continue }
             let apps = appFilter.isEmpty ? model.appsBySessions(limit: request.topApps) : appFilter
+            // Without `at`, the plan starts at the device's last event and knows it (a launch
+            // then is reacted to); with `at`, it knows exactly the events before `at`.
             let start = request.at ?? last
-            var configuration = SchedulerConfiguration(budget: request.budget)
             let notBefore = max(start, request.notBefore ?? start)
-            configuration.notBefore = notBefore
-            let prior = snapshot.prior(for: device)
-            // The device's conditions at the start and its habits (when it has `state` rows): each
-            // moment is planned, and constrained, under the conditions it will most likely meet.
-            let conditions = try snapshot.planConditions(of: device, at: start)
             var admits: ((Int32, Double, DeviceConditions) -> Bool)?
             if !request.constraints.isEmpty {
                 let constraints = request.constraints
-                admits = { app, _, expected in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: expected) }
+                admits = { app, _, conditions in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: conditions) }
             }
-            let plan = FetchPlanner.plan(
-                model: model, apps: apps, from: start, horizon: notBefore - start + 86_400, configuration: configuration,
-                prior: prior, conditions: conditions, admits: admits)
+            guard let scheduler = try snapshot.scheduler(
+                of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
+                before: start, inclusive: request.at == nil)
+            else { continue }
+            model = scheduler.model
+            let plan = scheduler.plan(from: start, notBefore: notBefore, admits: admits)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
             var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {

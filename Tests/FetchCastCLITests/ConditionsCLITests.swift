@@ -5,8 +5,9 @@ import Testing
 /// Device conditions end to end: `conditions generate`, `state` rows through ingest and export,
 /// `--constraints` on `predict` and `evaluate`.
 struct ConditionsCLITests {
-    /// d1 opens com.a at 08:00, 12:30 and 19:00 UTC for 14 days, with a `state` row at 18:59 on the last day.
-    private func trace(finalNetwork: String) -> String {
+    /// d1 opens com.a at 08:00, 12:30 and 19:00 UTC for 14 days (with `follower`, com.b five
+    /// minutes after each), with a `state` row at 18:59 on the last day.
+    private func trace(finalNetwork: String, follower: Bool = false) -> String {
         var text = "time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power\n"
         let start = 1_704_067_200  // 2024-01-01T00:00:00Z
         for day in 0..<14 {
@@ -16,6 +17,7 @@ struct ConditionsCLITests {
                     text += "\(start + day * 86_400 + 1139 * 60),d1,,state,,,,\(finalNetwork),battery,60,off\n"
                 }
                 text += "\(start + day * 86_400 + minute * 60),d1,com.a,launch,,,,,,,\n"
+                if follower { text += "\(start + day * 86_400 + minute * 60 + 300),d1,com.b,launch,,,,,,,\n" }
             }
         }
         return text
@@ -59,17 +61,20 @@ struct ConditionsCLITests {
     @Test(arguments: [("wifi", true), ("cellular", false)])
     func predictPlansOnlyWhereTheLastKnownConditionsAllow(network: String, plans: Bool) throws {
         let w = try Workspace()
-        try w.write("t.csv", trace(finalNetwork: network))
+        try w.write("t.csv", trace(finalNetwork: network, follower: true))
         try w.write("c.json", #"{"apps": {"*": {"network": "unmetered"}}}"#)
         #expect(try w.run(["ingest", "t.csv"]).status == 0)
-        let free = try w.run(["predict", "--device", "d1", "--format", "csv"])
+        // One second after the last launch of com.a: com.b, opened five minutes after it every
+        // time, is worth fetching at once, under the conditions the 18:59 row set.
+        let at = ["--at", "2024-01-14T19:00:01Z"]
+        let free = try w.run(["predict", "--device", "d1", "--format", "csv"] + at)
         #expect(free.status == 0)
         #expect(free.out.split(separator: "\n").count > 1, "no plan without constraints: \(free.out)")
-        let constrained = try w.run(["predict", "--device", "d1", "--format", "csv", "--constraints", "c.json"])
+        let constrained = try w.run(["predict", "--device", "d1", "--format", "csv", "--constraints", "c.json"] + at)
         #expect(constrained.status == 0)
         #expect((constrained.out.split(separator: "\n").count > 1) == plans, "\(constrained.out)")
         // --system ios alone: battery 60 %, Low Power Mode off: plans as without constraints.
-        let ios = try w.run(["predict", "--device", "d1", "--format", "csv", "--system", "ios"])
+        let ios = try w.run(["predict", "--device", "d1", "--format", "csv", "--system", "ios"] + at)
         #expect(ios.out == free.out)
     }
 

@@ -155,7 +155,7 @@ struct ExportTests {
 
     @Test func predictionsStayInTheWindowAndMatchPredict() throws {
         let fixture = try ExportFixture(trace)
-        let from = 1_384_246_800.0, to = from + 2 * 86_400
+        let from = 1_384_240_801.0, to = from + 2 * 86_400  // one second after the last launch of news
         let lines = try fixture.export(ExportRequest(kind: .predictions, device: "a", from: from, to: to, format: .json))
         struct Row: Decodable { var fetch_at: String; var launch_probability: Double; var new_data_probability: Double }
         let rows = try lines.map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }

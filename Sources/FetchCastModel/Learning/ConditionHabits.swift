@@ -13,7 +13,7 @@ import FetchCastCore
 ///
 /// The same rows in the same order give the same habits, whoever feeds them: the live policy
 /// told of each row as it happens, and a plan made from a store's rows before its start.
-public struct ConditionHabits: Sendable, Hashable {
+public struct ConditionHabits: Sendable, Hashable, Codable {
     /// The longest a state is taken to hold without a row, seconds.
     public static let maximumHold = 12.0 * 3600
     /// The weight of the device's overall share in each slot's, seconds.
@@ -26,7 +26,7 @@ public struct ConditionHabits: Sendable, Hashable {
     var open: Open?
 
     /// Seconds of one condition out of the seconds its field was known, per slot and in all.
-    struct Share: Sendable, Hashable {
+    struct Share: Sendable, Hashable, Codable {
         var known = [Double](repeating: 0, count: HourOfWeek.count)
         var held = [Double](repeating: 0, count: HourOfWeek.count)
         var totalKnown = 0.0, totalHeld = 0.0
@@ -48,7 +48,7 @@ public struct ConditionHabits: Sendable, Hashable {
         }
     }
 
-    struct Open: Sendable, Hashable {
+    struct Open: Sendable, Hashable, Codable {
         /// The row's instant: the state is taken to hold at most ``maximumHold`` after it.
         var time: Double
         /// Counted up to here.

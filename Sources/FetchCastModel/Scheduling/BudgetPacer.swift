@@ -104,4 +104,26 @@ package struct BudgetPacer: Sendable, Codable {
         let bar = b < 0 ? 0 : Self.lowerEdge(b + 1)
         return max(bar, floor)
     }
+
+    private enum CodingKeys: String, CodingKey { case histogram, days, today, currentDay, memory, open }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        histogram = try c.decode([Double].self, forKey: .histogram)
+        days = try c.decode(Double.self, forKey: .days)
+        today = try c.decode([Double].self, forKey: .today)
+        currentDay = try c.decodeIfPresent(Int.self, forKey: .currentDay)
+        memory = try c.decode(Double.self, forKey: .memory)
+        open = try c.decode(SortedPairs<OpenOpportunity>.self, forKey: .open).dictionary
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(histogram, forKey: .histogram)
+        try c.encode(days, forKey: .days)
+        try c.encode(today, forKey: .today)
+        try c.encodeIfPresent(currentDay, forKey: .currentDay)
+        try c.encode(memory, forKey: .memory)
+        try c.encode(SortedPairs(open), forKey: .open)
+    }
 }

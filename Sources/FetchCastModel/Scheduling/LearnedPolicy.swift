@@ -1,8 +1,10 @@
 import FetchCastCore
 import Foundation
 
-/// FetchCast's scheduler as a causal ``FetchPolicy``: the same code answers `fetchcast predict`
-/// (through ``FetchPlanner``) and plays `learned` in `fetchcast evaluate`.
+/// FetchCast's scheduler: played live as `learned` in `fetchcast evaluate` (an OS, a launcher or
+/// an SDK that sees every launch as it happens), and, following a device's events, the source of
+/// every plan `fetchcast predict`, `fetchcast serve` and the `planned` policy answer
+/// (``plan(from:horizon:notBefore:admits:)``: what it would fetch if no further event came).
 ///
 /// At every decision point — one second after each launch (the radio is awake and the next app
 /// is often predictable), when an app's cache goes stale (τ after its last refresh), every
@@ -27,18 +29,32 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     package private(set) var model: DeviceModel
     /// The apps it may fetch for.
     package let apps: [Int32]
-    let configuration: SchedulerConfiguration
+    var configuration: SchedulerConfiguration
     let prior: DevicePrior
+    /// Whether it acts on its decisions or follows the fetches it is told of.
+    package private(set) var mode: Mode
     var pacer: BudgetPacer
     var fetchesToday = 0
     var day: Int?
     var lastFetch: [Int32: Double] = [:]
     var pendingTrigger: Double?
     var nextCheck: Double?
-    var retries: [Int32: (at: Double, failures: Int)] = [:]
+    var retries: [Int32: Retry] = [:]
     /// When each app's cache goes stale (last refresh + τ): a natural moment to look again.
     var expiries: [Int32: Double] = [:]
-    var averageRates: [Int32: (at: Double, rate: Double)] = [:]
+    var averageRates: [Int32: AverageRate] = [:]
+
+    /// A retry due after failures in a row (`at` infinite once due and looked at).
+    struct Retry: Sendable, Codable {
+        var at: Double
+        var failures: Int
+    }
+
+    /// An app's average session rate, worked out at `at` and kept 6 h.
+    struct AverageRate: Sendable, Codable {
+        var at: Double
+        var rate: Double
+    }
     /// How this device's outcomes compared with the values so far, per app.
     var calibration: ValueCalibration
     /// The device's conditions, once a `state` row said anything (`nil` before, and always
@@ -48,17 +64,32 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     /// When the device is usually on Wi-Fi and charging, from the conditions it was told of.
     var habits = ConditionHabits()
 
+    /// How the policy learns which fetches were made.
+    package enum Mode: Sendable, Codable {
+        /// It makes the fetches it decides on (the `learned` policy), and counts those.
+        case live
+        /// It is told of the fetches made — fetch events, its client's reports — and counts
+        /// those. It still looks at every decision point the live policy would, in the same
+        /// order (a look at an instant comes after that instant's publishes and `state` rows and
+        /// before its launches and fetches), so its bar and outcome factor learn from the same
+        /// moments; what it would fetch there is a plan's business
+        /// (``LearnedPolicy/plan(from:horizon:notBefore:admits:)``), never acted on.
+        case following
+    }
+
     /// Creates a policy.
     /// - Parameters:
     ///   - apps: The fetch-enabled apps.
     ///   - model: A model to start from (learned state), or a fresh one.
     ///   - configuration: Budget, minimum interval and the other constants.
     ///   - prior: What other devices say.
-    package init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior) {
+    ///   - mode: Live (acts on its decisions) or following (the source of plans).
+    package init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior, mode: Mode = .live) {
         self.apps = apps
         self.model = model
         self.configuration = configuration
         self.prior = prior
+        self.mode = mode
         pacer = BudgetPacer(memory: configuration.pacingMemory)
         calibration = ValueCalibration(tau: model.configuration.tau)
     }
@@ -84,6 +115,14 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     package mutating func observe(_ event: DeviceEvent) {
+        if mode == .following {
+            // The looks before this event, and those at its instant before a launch or a fetch.
+            catchUp(through: event.time, inclusive: event.kind == .launch || event.kind == .fetch)
+            if event.kind == .fetch, let result = event.result {
+                noteFetch(event, result: result)
+                return
+            }
+        }
         if event.kind == .launch, apps.contains(event.app) {
             let previous = model.lastLaunch(of: event.app) ?? -.infinity
             calibration.launched(event.app, at: event.time, sessionStart: event.time - previous > model.configuration.tau)
@@ -97,6 +136,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     package mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+        if mode == .following { catchUp(through: time, inclusive: false) }
         if configuration.conditionAware {
             self.conditions = conditions
             habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
@@ -104,11 +144,32 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
-        model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
+        let event = DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result)
+        if mode == .following {
+            catchUp(through: time, inclusive: true)
+            noteFetch(event, result: result)
+            return
+        }
+        model.observe(event)
+        noteOutcome(app: app, at: time, result: result)
+    }
+
+    /// A fetch made, as a following policy is told of it: counted against the day's cap and
+    /// the minimum interval like a live policy's own, learned like one's result.
+    private mutating func noteFetch(_ event: DeviceEvent, result: FetchResult) {
+        model.observe(event)
+        guard apps.contains(event.app) else { return }
+        enterDay(at: event.time)
+        lastFetch[event.app] = event.time
+        fetchesToday += 1
+        noteOutcome(app: event.app, at: event.time, result: result)
+    }
+
+    private mutating func noteOutcome(app: Int32, at time: Double, result: FetchResult) {
         if result == .failed {
             let failures = (retries[app]?.failures ?? 0) + 1
             let delay = min(configuration.retryDelay * pow(2, Double(failures - 1)), 3600)
-            retries[app] = (time + delay, failures)
+            retries[app] = Retry(at: time + delay, failures: failures)
         } else {
             model.noteRefresh(app: app, at: time)
             retries[app] = nil
@@ -120,7 +181,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     mutating func averageRate(of app: Int32, at t: Double) -> Double {
         if let cached = averageRates[app], t - cached.at < 6 * 3600 { return cached.rate }
         let rate = model.averageSessionRate(app: app, now: t, prior: prior)
-        averageRates[app] = (t, rate)
+        averageRates[app] = AverageRate(at: t, rate: rate)
         return rate
     }
 
@@ -144,7 +205,78 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         decide(at: t, into: &fetches, considered: &considered, reporting: true)
     }
 
-    private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
+    /// The fetches this policy would make from `start` on if no further event came, in time
+    /// order: the plan `fetchcast predict --at start`, `fetchcast serve` and the `planned` policy
+    /// answer. A following policy, caught up with the events before `start`, is run forward as a
+    /// live one through its next decision points (the stale caches and retries ahead; a launch
+    /// just before `start` makes `start` one); each fetch it makes is assumed to refresh its app's
+    /// cache then. Its bar, outcome factor, day's count and conditions are those it has learned
+    /// from the events, so a client that asks again after every event it hears of fetches
+    /// exactly what the live policy would.
+    /// - Parameters:
+    ///   - start: The plan's start (events before it are known).
+    ///   - horizon: How far after the first allowed moment to plan, seconds.
+    ///   - notBefore: No fetch before this instant (`earliestBeginDate`).
+    ///   - admits: Whether an app's constraints allow a fetch at a moment under the conditions
+    ///     known at `start` (a plan assumes they hold); `nil`: every fetch.
+    /// - Complexity: O(the decision points in the horizon × apps) valuations.
+    package func plan(
+        from start: Double, horizon: Double = 86_400, notBefore: Double? = nil,
+        admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
+    ) -> [ScheduledFetch] {
+        precondition(mode == .following, "plans are made from a following policy")
+        var forward = self
+        forward.catchUp(through: start, inclusive: false)
+        forward.mode = .live
+        if let notBefore, notBefore > start { forward.configuration.notBefore = notBefore }
+        let end = max(start, notBefore ?? start) + horizon
+        let tau = model.configuration.tau
+        var plan: [ScheduledFetch] = []
+        var fetches: [PlannedFetch] = []
+        var considered: [ConsideredFetch] = []
+        while let next = forward.nextWakeup, next < end {
+            let t = max(next, start)
+            fetches.removeAll(keepingCapacity: true)
+            considered.removeAll(keepingCapacity: true)
+            forward.decide(at: t, into: &fetches, considered: &considered, reporting: true, admits: admits)
+            for f in fetches {
+                guard let c = considered.first(where: { $0.app == f.app }) else { continue }
+                plan.append(ScheduledFetch(
+                    app: f.app, time: t, launchProbability: c.launchProbability, newDataProbability: c.newDataProbability, reason: f.reason))
+                // Assumed made: the cache is fresh from here, looked at again when it goes stale.
+                forward.model.noteRefresh(app: f.app, at: t)
+                forward.retries[f.app] = nil
+                forward.expiries[f.app] = t + tau
+            }
+        }
+        return plan
+    }
+
+    /// A following policy's looks at its decision points before `t` (at `t` too when
+    /// `inclusive`), as the live policy would have made them.
+    private mutating func catchUp(through t: Double, inclusive: Bool) {
+        var ignored: [PlannedFetch] = []
+        while let w = nextWakeup, inclusive ? w <= t : w < t {
+            ignored.removeAll(keepingCapacity: true)
+            wake(at: w, into: &ignored)
+        }
+    }
+
+    private mutating func enterDay(at t: Double) {
+        let today = LocalTime.day(time: t, utcOffsetSeconds: model.lastOffset)
+        if day != today {
+            day = today
+            fetchesToday = 0
+            pacer.startDay(today)
+        }
+    }
+
+    /// One look at `t`; `admits` (a plan's run forward) says which fetches the apps' constraints
+    /// allow under the conditions known.
+    private mutating func decide(
+        at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool,
+        admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
+    ) {
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -152,12 +284,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
             nextCheck = t - last < 86_400 ? configuration.checkInterval.map { t + $0 } : nil
         }
         let offset = model.lastOffset
-        let today = LocalTime.day(time: t, utcOffsetSeconds: offset)
-        if day != today {
-            day = today
-            fetchesToday = 0
-            pacer.startDay(today)
-        }
+        enterDay(at: t)
         for (app, e) in expiries where e <= t { expiries[app] = nil }
         calibration.expire(before: t)
         let dueRetries = retries.filter { $0.value.at <= t }.map(\.key)
@@ -169,6 +296,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
+            if let admits, !admits(app, t, conditions ?? .unknown) { continue }
             var v = value(of: app, at: t, trigger: trigger)
             calibration.weighed(app, value: v.value, at: t)
             v.value = min(1, v.value * calibration.factor(app))
@@ -195,8 +323,11 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
             guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
             fetches.append(PlannedFetch(app: c.app, reason: lead.map { joins && c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
-            lastFetch[c.app] = t
-            fetchesToday += 1
+            // A following policy counts the fetches it is told of, not what it would fetch.
+            if mode == .live {
+                lastFetch[c.app] = t
+                fetchesToday += 1
+            }
             taken += 1
             if lead == nil { lead = c.app }
         }

@@ -1,23 +1,22 @@
 import FetchCastCore
 import Foundation
 
-/// A client of the planner as a causal ``FetchPolicy``: every `replanInterval` (and, when
-/// `replanOnEvent`, one second after each event it sees) it asks ``FetchPlanner`` for a plan
-/// from exactly the events before that moment — the call `fetchcast predict --at T` makes — and
-/// fetches at the planned times until it asks again.
+/// A client of the scheduler's plans as a causal ``FetchPolicy``: every `replanInterval` (and,
+/// when `replanOnEvent`, one second after each event it sees) it asks for the plan from exactly
+/// the events before that moment — the call `fetchcast predict --at T` makes — and fetches at
+/// the planned times until it asks again.
 ///
 /// It is what an app's backend, a push scheduler or an app scheduling its own
 /// `BGAppRefreshTask` does with FetchCast's answers, so replaying it (`fetchcast evaluate
-/// --policies planned`) measures the plans users receive. Its own fetches' results are learned
-/// like fetch events in a trace: a client reports them, and `predict` would see them in the
-/// store.
+/// --policies planned`) measures the plans users receive. Asking after every event it sees
+/// (its own fetches' results included), it fetches exactly what the live policy (`learned`)
+/// would: a plan is what the live scheduler would do if no further event came. The plans come from a following
+/// ``LearnedPolicy`` told of every event it sees and of its own fetches' results (a client
+/// reports them, and `predict` would see them in the store as fetch events):
+/// ``LearnedPolicy/plan(from:horizon:notBefore:admits:)``.
 package struct PlannedPolicy: FetchPolicy, Sendable {
-    /// What the model has learned so far.
-    package private(set) var model: DeviceModel
-    /// The apps it plans for.
-    package let apps: [Int32]
-    let configuration: SchedulerConfiguration
-    let prior: DevicePrior
+    /// The scheduler the plans come from, following the device's events.
+    package private(set) var scheduler: LearnedPolicy
     /// Seconds between two plans.
     package let replanInterval: Double
     /// Whether it also asks for a plan one second after each event it sees.
@@ -27,10 +26,6 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     var nextReplan: Double?
     var made: [MadePlan] = []
     var reporting = false
-    /// The device's conditions once a `state` row said anything, and its habits so far (as
-    /// `fetchcast predict` reads them from the store's `state` rows before the plan's start).
-    var conditions: DeviceConditions?
-    var habits = ConditionHabits()
 
     /// Creates a policy.
     /// - Parameters:
@@ -46,10 +41,7 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
         replanInterval: Double = 3600, replanOnEvent: Bool = false
     ) {
         precondition(replanInterval > 0, "replanInterval must be positive")
-        self.apps = apps
-        self.model = model
-        self.configuration = configuration
-        self.prior = prior
+        scheduler = LearnedPolicy(apps: apps, model: model, configuration: configuration, prior: prior, mode: .following)
         self.replanInterval = replanInterval
         self.replanOnEvent = replanOnEvent
     }
@@ -68,6 +60,11 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
                   prior: prior, replanInterval: replanInterval, replanOnEvent: replanOnEvent)
     }
 
+    /// What the model has learned so far.
+    package var model: DeviceModel { scheduler.model }
+    /// The apps it plans for.
+    package var apps: [Int32] { scheduler.apps }
+
     /// The plan being followed: the fetches not made yet, in time order.
     package var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
 
@@ -81,8 +78,15 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     }
 
     package mutating func observe(_ event: DeviceEvent) {
-        model.observe(event)
-        let asking = event.time + DeviceModel.triggerDelay
+        scheduler.observe(event)
+        // After a launch or a fetch, one second later (when the live policy looks); a publish
+        // counts from its instant on (a look then sees it), so the plan is asked for then.
+        ask(at: event.time + (event.kind == .publish ? 0 : DeviceModel.triggerDelay))
+    }
+
+    /// Schedules the next plan at `asking` (the first plan always; later ones when it replans on
+    /// events).
+    private mutating func ask(at asking: Double) {
         if let r = nextReplan {
             if replanOnEvent, asking < r { nextReplan = asking }
         } else {
@@ -92,13 +96,17 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     }
 
     package mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
-        guard configuration.conditionAware else { return }
-        self.conditions = conditions
-        habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
+        scheduler.observeConditions(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
+        // A `state` row is an event it sees too, in effect from its instant (a look then sees
+        // it); it is no reason for a first plan.
+        if nextReplan != nil { ask(at: time) }
     }
 
     package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
-        model.observe(DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result))
+        scheduler.didFetch(app: app, at: time, result: result)
+        // Its own fetch's result is an event it sees too (an app schedules its next task when
+        // one ends; a backend hears of the fetch).
+        if replanOnEvent { ask(at: time + DeviceModel.triggerDelay) }
     }
 
     package mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
@@ -109,10 +117,9 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    /// Asks the planner for the plan at `t`, as `fetchcast predict --at t` does.
+    /// Asks for the plan at `t`, as `fetchcast predict --at t` does.
     mutating func replan(at t: Double) {
-        let known = conditions.map { PlanConditions(current: $0, habits: habits.through(t)) }
-        plan = FetchPlanner.plan(model: model, apps: apps, from: t, configuration: configuration, prior: prior, conditions: known)
+        plan = scheduler.plan(from: t)
         next = 0
         nextReplan = t + replanInterval
         if reporting { made.append(MadePlan(time: t, fetches: plan)) }

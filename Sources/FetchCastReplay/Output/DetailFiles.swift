@@ -153,8 +153,7 @@ final class CSVRecorder: ReplayRecorder {
                 Timestamp.format(micros: Int64((f.time * 1_000_000).rounded()), utcOffsetSeconds: p.utcOffsetSeconds),
                 CSVField.fixed(f.time, decimals: 6), CSVField.fixed(f.launchProbability, decimals: 6),
                 CSVField.fixed(f.newDataProbability, decimals: 6),
-                f.reason.describe { $0 >= 0 && Int($0) < names.count ? names[Int($0)] : String($0) }
-                    + (f.habit.map { "; " + $0.description } ?? ""),
+                f.reason.describe { $0 >= 0 && Int($0) < names.count ? names[Int($0)] : String($0) },
             ]))
         }
     }

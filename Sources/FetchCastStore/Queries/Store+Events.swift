@@ -97,26 +97,6 @@ extension Store {
             lowPower: s.optionalInt(first + 3).map { $0 != 0 })
     }
 
-    /// A device's `state` rows at or before `micros`, in the order they apply (time, then id):
-    /// when each happened, the device's UTC offset then, and what it set.
-    /// - Complexity: O(log n + the rows read), through the partial index on `state` rows (the
-    ///   query names `kind = 3` literally, as the index does, so SQLite can use it).
-    package func stateChanges(ofDevice device: Int64, atOrBeforeMicros micros: Int64) throws(StoreError)
-        -> [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)]
-    {
-        let s = try connection.cached("""
-            SELECT time_us, utc_offset_s, network, power, battery, low_power FROM event_log
-            WHERE device_id = ?1 AND kind = 3 AND time_us <= ?2 ORDER BY time_us, id
-            """)
-        defer { s.reset() }
-        try s.bind([.integer(device), .integer(micros)])
-        var rows: [(timeMicros: Int64, utcOffsetSeconds: Int32, change: ConditionChange)] = []
-        while try s.step() {
-            rows.append((s.int(0), Int32(truncatingIfNeeded: s.int(1)), Self.conditions(s, from: 2)))
-        }
-        return rows
-    }
-
     /// The highest event id (0 for an empty store).
     package func lastEventID() throws(StoreError) -> Int64 {
         let s = try connection.cached("SELECT COALESCE(max(id), 0) FROM event_log")

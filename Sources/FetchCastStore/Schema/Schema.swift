@@ -5,7 +5,7 @@
 /// store at the same moment cannot both create it.
 enum Schema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// The statements that bring a store from version `index` to `index + 1`.
     static let migrations: [String] = [
@@ -113,6 +113,13 @@ enum Schema {
         // usually on Wi-Fi and charging): a partial index, so other rows cost ingest nothing.
         """
         CREATE INDEX event_log_states ON event_log(device_id, time_us) WHERE kind = 3;
+        """,
+        // 3 → 4: a device's whole history by time (every plan is made from a scheduler told of
+        // the device's events before the plan's start, in time order); it covers the `state`
+        // rows' partial index.
+        """
+        DROP INDEX event_log_states;
+        CREATE INDEX event_log_device_time ON event_log(device_id, time_us);
         """,
     ]
 }

@@ -81,6 +81,10 @@ extension FetchCast {
             } catch {
                 throw FetchCast.fail("\(error)")
             }
+            if let device, predictions.isEmpty {
+                var err = FileSink.standardError()
+                print("note: nothing planned for \(device): no fetch is worth a radio wakeup before its next event (ask again after it)", to: &err)
+            }
             var out = FileSink.standardOutput()
             switch format {
             case .json:

@@ -19,13 +19,15 @@ struct FetchCastServiceTests {
 
         deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-        /// Writes a trace: each device opens mail at 08:00 and news at 12:30 every day for 10 days.
+        /// Writes a trace: each device opens mail at 08:00, chat at 08:10 and news at 12:30
+        /// (UTC) every day for 10 days.
         func trace(_ name: String, devices: [String]) throws -> String {
             var rows = ["time,device,app,event"]
             for day in 0..<10 {
-                for (i, d) in devices.enumerated() {
-                    let t = 1_699_833_600 + day * 86_400 + i
+                for d in devices {
+                    let t = 1_699_833_600 + day * 86_400
                     rows.append("\(t + 8 * 3600),\(d),mail,launch")
+                    rows.append("\(t + 8 * 3600 + 600),\(d),chat,launch")
                     rows.append("\(t + 12 * 3600 + 1800),\(d),news,launch")
                 }
             }
@@ -35,14 +37,15 @@ struct FetchCastServiceTests {
         }
     }
 
-    static let now = 1_700_740_000.0
+    /// One second after the last day's mail launch: a plan then reacts to it.
+    static let now = 1_700_640_001.0
 
     @Test func ingestIsOneFileKeyedBySHA256AndDuplicatesAddNothing() throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
         let file = try f.trace("a.csv", devices: ["d1", "d2"])
         let first = try service.ingest(file: file, name: "batch 1")
-        #expect(first == .init(events: 40, duplicate: false, file: try RawInput.sha256(ofFile: file)))
+        #expect(first == .init(events: 60, duplicate: false, file: try RawInput.sha256(ofFile: file)))
         let again = try service.ingest(file: file, name: "batch 1 again")
         #expect(again.duplicate && again.events == 0 && again.file == first.file)
         #expect(try Store(path: f.path, create: false).files().map(\.name) == ["batch 1"])
@@ -68,7 +71,7 @@ struct FetchCastServiceTests {
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1", "d2"]), name: "a")
         try service.foldPending()
         let served = try service.plan(PredictionRequest(device: "d1", count: 4))
-        #expect(served.count == 4)
+        #expect(!served.isEmpty && served.count <= 4)
         #expect(served.allSatisfy { $0.fetchAtUnix >= Self.now })
         let store = try Store(path: f.path, create: false)
         let expected = try Predictor.predict(
@@ -81,7 +84,7 @@ struct FetchCastServiceTests {
         let service = try FetchCastService(path: f.path, now: { Self.now })
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
         #expect(throws: ServiceError.unknownDevice("nobody")) { try service.plan(PredictionRequest(device: "nobody")) }
-        #expect(throws: ServiceError.unknownApp("chat")) { try service.plan(PredictionRequest(device: "d1", app: "chat")) }
+        #expect(throws: ServiceError.unknownApp("video")) { try service.plan(PredictionRequest(device: "d1", app: "video")) }
         #expect(throws: ServiceError.unknownDevice("nobody")) { try service.model(device: "nobody", app: nil) }
     }
 
@@ -116,6 +119,6 @@ struct FetchCastServiceTests {
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["b", "a'quote", "c/slash"]), name: "a")
         #expect(try service.devices(after: nil, limit: 2).map(\.device) == ["a'quote", "b"])
         #expect(try service.devices(after: "b", limit: 2).map(\.device) == ["c/slash"])
-        #expect(try service.devices(after: nil, limit: 5).allSatisfy { $0.events == 20 && $0.firstMicros < $0.lastMicros })
+        #expect(try service.devices(after: nil, limit: 5).allSatisfy { $0.events == 30 && $0.firstMicros < $0.lastMicros })
     }
 }

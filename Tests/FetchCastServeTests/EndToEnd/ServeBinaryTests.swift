@@ -99,7 +99,7 @@ struct ServeBinaryTests {
         let tokens = fixture.directory + "/tokens"
         try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
-        let at = "2013-11-24T21:15:00Z"
+        let at = "2013-11-24T20:00:01Z"
         let port = server.port
         let posted = try await ServeFixture.request(
             port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: ServeFixture.trace()))
@@ -117,7 +117,7 @@ struct ServeBinaryTests {
         #expect(predicted.status == 0, "\(predicted.stderr)")
         let lines = String(decoding: predicted.stdout, as: UTF8.self).split(separator: "\n")
         let expected = try lines.map { try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
-        #expect(expected.count == 8)
+        #expect(!expected.isEmpty)
         #expect(served == expected)
     }
 
@@ -180,12 +180,20 @@ struct ServeBinaryTests {
         let fetches = try String(decoding: now.stdout, as: UTF8.self).split(separator: "\n").map {
             try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8))
         }
-        #expect(fetches.count == 3)
+        // Years after the last event nothing is pending: the scheduler looks again at the next
+        // event, and says so.
         #expect(fetches.allSatisfy { $0.fetch_at_unix >= before })
-        // Without --at, predict plans from the device's last event (2013): history, not now.
+        #expect(fetches.isEmpty && now.stderr.contains("nothing planned for dev-1"), "\(now.stderr)")
+        // Without --at, predict plans from the device's last event: history, not now. dev-1 opens
+        // news once more on 2013-11-25 at 08:00, and mail (which follows news within minutes
+        // every time) is planned at 08:00:01.
+        let more = fixture.directory + "/more.csv"
+        try "time,device,app,event\n2013-11-25T08:00:00Z,dev-1,com.example.news,launch\n".write(toFile: more, atomically: true, encoding: .utf8)
+        #expect(try Self.run(["ingest", "--db", fixture.database, "--quiet", more]).status == 0)
         let history = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--count", "1", "--format", "json"])
+        #expect(history.status == 0, "\(history.stderr)")
         let first = try JSONDecoder().decode(PlanBody.Fetch.self, from: history.stdout)
-        #expect(first.fetch_at_unix < ServeFixture.now + 86_400)
+        #expect(first.app == "com.example.mail" && first.fetch_at == "2013-11-25T08:00:01Z", "\(first)")
     }
 
     @Test func refusesToStartWithoutTokensOrOffLoopback() throws {

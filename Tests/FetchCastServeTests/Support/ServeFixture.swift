@@ -43,12 +43,14 @@ final class ServeFixture: @unchecked Sendable {
         return c
     }
 
-    /// 2013-11-25T12:00:00Z: just after the generated trace.
-    static let now: Double = 1_385_380_800
+    /// 2013-11-24T20:00:01Z: one second after the first device's last launch of news (a plan
+    /// then reacts to it: mail follows news within minutes every time).
+    static let now: Double = 1_385_323_201
 
     /// A CSV trace: `devices` devices opening two apps on regular hours for 14 days up to
     /// 2013-11-25, with content published every 2 hours.
-    static func trace(devices: [String] = ["dev-1", "dev-2"], days: Int = 14, hours: [Int] = [8, 13, 20]) -> String {
+    /// Device `i` opens news `i × spacing` seconds after the hour.
+    static func trace(devices: [String] = ["dev-1", "dev-2"], days: Int = 14, hours: [Int] = [8, 13, 20], spacing: Int = 60) -> String {
         var rows: [(Int, String)] = []
         let start = 1_384_128_000  // 2013-11-11T00:00:00Z
         for day in 0..<days {
@@ -59,7 +61,7 @@ final class ServeFixture: @unchecked Sendable {
             for (i, device) in devices.enumerated() {
                 let id = csv(device)
                 for hour in hours {
-                    let t = start + day * 86_400 + hour * 3600 + i * 60
+                    let t = start + day * 86_400 + hour * 3600 + i * spacing
                     rows.append((t, "\(t),\(id),com.example.news,launch,,,1200"))
                     rows.append((t + 300, "\(t + 300),\(id),com.example.mail,launch,,,600"))
                 }

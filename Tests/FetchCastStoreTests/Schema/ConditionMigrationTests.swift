@@ -70,7 +70,7 @@ struct ConditionMigrationTests {
         #expect(stats.launches == 1)
     }
 
-    @Test func aDevicesStateRowsAreReadInOrderThroughTheirIndex() throws {
+    @Test func aDevicesHistoryIsReadInReplayOrderThroughItsIndex() throws {
         let temp = try TemporaryStore()
         let store = try temp.open()
         try store.ingest(try temp.write("s.csv", wide + """
@@ -82,21 +82,28 @@ struct ConditionMigrationTests {
 
             """))
         let d1 = try #require(try store.deviceNames().first { $0.value == "d1" }?.key)
-        let rows = try store.stateChanges(ofDevice: d1, atOrBeforeMicros: 1_384_036_620_000_000)
-        // 22:37:00Z, in file order; the 21:38Z (22:38+01:00) row is earlier; d2's is not d1's.
-        #expect(rows.map(\.timeMicros) == [1_384_033_080_000_000, 1_384_036_620_000_000, 1_384_036_620_000_000])
-        #expect(rows.map(\.utcOffsetSeconds) == [3600, 0, 0])
-        #expect(rows.map(\.change) == [
+        func history(before micros: Int64) throws -> [StoredEvent] {
+            var rows: [StoredEvent] = []
+            try store.deviceHistory(ofDevice: d1, beforeMicros: micros) { rows.append($0) }
+            return rows
+        }
+        let rows = try history(before: 1_384_036_620_000_001)
+        // By time: the launch at 22:36:45Z, the 21:38Z (22:38+01:00) row, then the two 22:37:00Z
+        // rows in file order; d2's is not d1's.
+        #expect(rows.map(\.timeMicros) == [1_384_036_605_000_000, 1_384_033_080_000_000, 1_384_036_620_000_000, 1_384_036_620_000_000].sorted())
+        #expect(rows.map(\.kind) == [.state, .launch, .state, .state])
+        #expect(rows.filter { $0.kind == .state }.map(\.utcOffsetSeconds) == [3600, 0, 0])
+        #expect(rows.filter { $0.kind == .state }.map(\.conditions) == [
             ConditionChange(network: .wifi), ConditionChange(network: .cellular, power: .battery), ConditionChange(power: .charging),
         ])
-        #expect(try store.stateChanges(ofDevice: d1, atOrBeforeMicros: 1_384_036_619_999_999).count == 1)
+        #expect(try history(before: 1_384_036_620_000_000).count == 2, "strictly before")
         let explain = try store.connection.prepare("""
-            EXPLAIN QUERY PLAN SELECT time_us, utc_offset_s, network, power, battery, low_power FROM event_log
-            WHERE device_id = 1 AND kind = 3 AND time_us <= 0 ORDER BY time_us, id
+            EXPLAIN QUERY PLAN SELECT id FROM event_log WHERE (device_id = 1 OR device_id IS NULL) AND time_us >= 0 AND time_us < 1
+            ORDER BY time_us, CASE kind WHEN 2 THEN 0 WHEN 3 THEN 1 ELSE 2 END, id
             """)
         var plan = ""
         while try explain.step() { plan += explain.text(3) + "\n" }  // id, parent, notused, detail
-        #expect(plan.contains("event_log_states"), "\(plan)")
+        #expect(plan.contains("event_log_device_time"), "\(plan)")
     }
 
     @Test func aBadStateRowLeavesTheStoreUnchanged() throws {
