@@ -1,3 +1,4 @@
+import Foundation
 import FetchCastModel
 import FetchCastStore
 import FetchCastTrace
@@ -204,10 +205,12 @@ public final class ModelRepository {
         let micros = time * 1_000_000
         let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
         let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
+        var toSave: CaughtUp?
+        defer { if let toSave { save(toSave, key: key) } }
         return try store.readTransaction {
             let watermark = try store.lastEventID()
             var state: CaughtUp
-            if let kept = schedulers[key], kept.watermark == watermark, kept.limitMicros <= limit {
+            if let kept = schedulers[key] ?? saved(key, prior: prior), kept.watermark == watermark, kept.limitMicros <= limit {
                 state = kept
             } else {
                 state = CaughtUp(
@@ -226,7 +229,9 @@ public final class ModelRepository {
                 }
             }
             try store.deviceHistory(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
+            let advanced = state.limitMicros != limit
             state.limitMicros = limit
+            if advanced { toSave = state }
             if schedulers.updateValue(state, forKey: key) == nil {
                 schedulerOrder.append(key)
                 if schedulerOrder.count > Self.cachedSchedulers { schedulers[schedulerOrder.removeFirst()] = nil }
@@ -237,6 +242,52 @@ public final class ModelRepository {
                 }
             }
             return state.seen ? state.scheduler : nil
+        }
+    }
+
+    /// The store's key of a caught-up scheduler: the device and a hash of what it plans for.
+    static func storageKey(_ key: SchedulerKey) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = (try? encoder.encode(SchedulerKeyText(apps: key.apps, configuration: key.configuration, model: key.model))) ?? Data()
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return "scheduler:\(key.device):" + String(hash, radix: 16)
+    }
+
+    private struct SchedulerKeyText: Encodable {
+        var apps: [Int32]
+        var configuration: SchedulerConfiguration
+        var model: ModelConfiguration
+    }
+
+    /// What a caught-up scheduler is saved as, beside its scheduler's own state.
+    private struct SavedCaughtUp: Codable {
+        var conditions: DeviceConditions
+        var limitMicros: Int64
+        var seen: Bool
+        var scheduler: Data
+    }
+
+    /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
+    /// `nil` when none is saved or it cannot be read.
+    private func saved(_ key: SchedulerKey, prior: DevicePrior) -> CaughtUp? {
+        guard let record = try? store.modelState(key: Self.storageKey(key)),
+              let saved = try? JSONDecoder().decode(SavedCaughtUp.self, from: Data(record.state)),
+              let scheduler = try? LearnedPolicy(restoring: Array(saved.scheduler), prior: prior)
+        else { return nil }
+        return CaughtUp(scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen)
+    }
+
+    /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
+    /// a failure only costs the next process the catching up.
+    private func save(_ state: CaughtUp, key: SchedulerKey) {
+        guard savesFolds, let bytes = try? state.scheduler.savedState(),
+              let blob = try? JSONEncoder().encode(
+                SavedCaughtUp(conditions: state.conditions, limitMicros: state.limitMicros, seen: state.seen, scheduler: Data(bytes)))
+        else { return }
+        try? store.writeTransaction {
+            try store.saveModelStates([Store.ModelStateRecord(key: Self.storageKey(key), watermark: state.watermark, state: Array(blob))])
         }
     }
 

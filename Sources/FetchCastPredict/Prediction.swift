@@ -115,7 +115,7 @@ public enum Predictor {
                 before: start, inclusive: request.at == nil)
             else { continue }
             model = scheduler.model
-            let plan = scheduler.plan(from: start, notBefore: notBefore, admits: admits)
+            let plan = scheduler.plan(from: start, notBefore: notBefore, count: request.count, admits: admits)
             let deviceName = snapshot.deviceNames[device] ?? String(device)
             var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
             for fetch in plan.prefix(request.count) {

@@ -6,7 +6,7 @@ extension LearnedPolicy {
     /// again when it is restored).
     private struct Saved: Codable {
         var version: Int
-        var model: [UInt8]
+        var model: Data
         var apps: [Int32]
         var configuration: SchedulerConfiguration
         var mode: Mode
@@ -33,7 +33,7 @@ extension LearnedPolicy {
         encoder.outputFormatting = .sortedKeys
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return Array(try encoder.encode(Saved(
-            version: Self.savedVersion, model: try model.binaryEncoded(), apps: apps, configuration: configuration, mode: mode,
+            version: Self.savedVersion, model: Data(try model.binaryEncoded()), apps: apps, configuration: configuration, mode: mode,
             pacer: pacer, fetchesToday: fetchesToday, day: day, lastFetch: SortedPairs(lastFetch), pendingTrigger: pendingTrigger,
             nextCheck: nextCheck, retries: SortedPairs(retries), expiries: SortedPairs(expiries), averageRates: SortedPairs(averageRates),
             calibration: calibration,
@@ -49,7 +49,7 @@ extension LearnedPolicy {
         guard saved.version == Self.savedVersion else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "saved by another version of FetchCast"))
         }
-        self.init(apps: saved.apps, model: try DeviceModel(binary: saved.model), configuration: saved.configuration, prior: prior, mode: saved.mode)
+        self.init(apps: saved.apps, model: try DeviceModel(binary: Array(saved.model)), configuration: saved.configuration, prior: prior, mode: saved.mode)
         pacer = saved.pacer
         fetchesToday = saved.fetchesToday
         day = saved.day

@@ -31,6 +31,9 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     package let apps: [Int32]
     var configuration: SchedulerConfiguration
     let prior: DevicePrior
+    /// In a plan's run forward, the refreshes its fetches are assumed to make (kept apart from
+    /// the model, so the run forward does not copy it).
+    var assumedRefreshes: [Int32: Double] = [:]
     /// Whether it acts on its decisions or follows the fetches it is told of.
     package private(set) var mode: Mode
     var pacer: BudgetPacer
@@ -188,7 +191,8 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     /// The value of fetching `app` at `t`: ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``,
     /// the valuation plans use too.
     mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?) -> FetchValuation {
-        let refreshed = model.lastRefresh(of: app)
+        var refreshed = model.lastRefresh(of: app)
+        if let assumed = assumedRefreshes[app], assumed > refreshed ?? -.infinity { refreshed = assumed }
         // Fresh through the whole window: worth nothing (and no estimate is needed).
         if let refreshed, refreshed >= t { return .worthless }
         return model.fetchValue(
@@ -219,9 +223,10 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     ///   - notBefore: No fetch before this instant (`earliestBeginDate`).
     ///   - admits: Whether an app's constraints allow a fetch at a moment under the conditions
     ///     known at `start` (a plan assumes they hold); `nil`: every fetch.
+    ///   - count: Stop once this many fetches are planned (the first `count` of the whole plan).
     /// - Complexity: O(the decision points in the horizon × apps) valuations.
     package func plan(
-        from start: Double, horizon: Double = 86_400, notBefore: Double? = nil,
+        from start: Double, horizon: Double = 86_400, notBefore: Double? = nil, count: Int = .max,
         admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
     ) -> [ScheduledFetch] {
         precondition(mode == .following, "plans are made from a following policy")
@@ -234,7 +239,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         var plan: [ScheduledFetch] = []
         var fetches: [PlannedFetch] = []
         var considered: [ConsideredFetch] = []
-        while let next = forward.nextWakeup, next < end {
+        while plan.count < count, let next = forward.nextWakeup, next < end {
             let t = max(next, start)
             fetches.removeAll(keepingCapacity: true)
             considered.removeAll(keepingCapacity: true)
@@ -244,7 +249,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
                 plan.append(ScheduledFetch(
                     app: f.app, time: t, launchProbability: c.launchProbability, newDataProbability: c.newDataProbability, reason: f.reason))
                 // Assumed made: the cache is fresh from here, looked at again when it goes stale.
-                forward.model.noteRefresh(app: f.app, at: t)
+                forward.assumedRefreshes[f.app] = t
                 forward.retries[f.app] = nil
                 forward.expiries[f.app] = t + tau
             }
