@@ -23,8 +23,9 @@ step "fetchcast stats"
 $bin stats
 step "fetchcast model --device 19_F --app com.viber.voip"
 $bin model --device 19_F --app com.viber.voip
-step "fetchcast predict --device 19_F --count 5"
-$bin predict --device 19_F --count 5
+# One second after 19_F opened WhatsApp late on 2013-12-18: what would the scheduler fetch now?
+step "fetchcast predict --device 19_F --at 2013-12-18T23:44:37Z --count 5"
+$bin predict --device 19_F --at 2013-12-18T23:44:37Z --count 5
 policies=none,interval,weekly,hourly,planned,learned,oracle
 step "fetchcast evaluate Data/ubiqlog-sample.csv.gz --policies $policies --replan-on-event --budgets 12,24 --out out/evaluation"
 $bin evaluate Data/ubiqlog-sample.csv.gz --policies $policies --replan-on-event --budgets 12,24 --out out/evaluation

@@ -28,7 +28,7 @@ extension LearnedPolicy {
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``).
-    package func savedState() throws -> [UInt8] {
+    public func savedState() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
@@ -42,7 +42,7 @@ extension LearnedPolicy {
 
     /// Restores a policy from ``savedState()``.
     /// - Throws: When the bytes are not a state this version of FetchCast saved.
-    package init(restoring bytes: [UInt8], prior: DevicePrior = .none) throws {
+    public init(restoring bytes: [UInt8], prior: DevicePrior = .none) throws {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         let saved = try decoder.decode(Saved.self, from: Data(bytes))

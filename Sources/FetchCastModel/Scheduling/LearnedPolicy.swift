@@ -24,18 +24,18 @@ import Foundation
 /// (``ConditionHabits``) and scales the bar of a wakeup it would start by
 /// ``SchedulerConfiguration/barFactor(_:habits:at:utcOffsetSeconds:)``: higher on a metered
 /// network on battery, lower on Wi-Fi (lower still before an hour it is usually off Wi-Fi).
-package struct LearnedPolicy: FetchPolicy, Sendable {
+public struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
-    package private(set) var model: DeviceModel
+    public private(set) var model: DeviceModel
     /// The apps it may fetch for.
-    package let apps: [Int32]
+    public let apps: [Int32]
     var configuration: SchedulerConfiguration
     let prior: DevicePrior
     /// In a plan's run forward, the refreshes its fetches are assumed to make (kept apart from
     /// the model, so the run forward does not copy it).
     var assumedRefreshes: [Int32: Double] = [:]
     /// Whether it acts on its decisions or follows the fetches it is told of.
-    package private(set) var mode: Mode
+    public private(set) var mode: Mode
     var pacer: BudgetPacer
     var fetchesToday = 0
     var day: Int?
@@ -68,7 +68,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     var habits = ConditionHabits()
 
     /// How the policy learns which fetches were made.
-    package enum Mode: Sendable, Codable {
+    public enum Mode: Sendable, Codable {
         /// It makes the fetches it decides on (the `learned` policy), and counts those.
         case live
         /// It is told of the fetches made — fetch events, its client's reports — and counts
@@ -87,7 +87,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     ///   - configuration: Budget, minimum interval and the other constants.
     ///   - prior: What other devices say.
     ///   - mode: Live (acts on its decisions) or following (the source of plans).
-    package init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior, mode: Mode = .live) {
+    public init(apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior, mode: Mode = .live) {
         self.apps = apps
         self.model = model
         self.configuration = configuration
@@ -109,7 +109,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler, prior: prior)
     }
 
-    package var nextWakeup: Double? {
+    public var nextWakeup: Double? {
         var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
         for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
@@ -117,7 +117,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         return next
     }
 
-    package mutating func observe(_ event: DeviceEvent) {
+    public mutating func observe(_ event: DeviceEvent) {
         if mode == .following {
             // The looks before this event, and those at its instant before a launch or a fetch.
             catchUp(through: event.time, inclusive: event.kind == .launch || event.kind == .fetch)
@@ -138,7 +138,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
     }
 
-    package mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
+    public mutating func observeConditions(_ conditions: DeviceConditions, at time: Double, utcOffsetSeconds: Int32) {
         if mode == .following { catchUp(through: time, inclusive: false) }
         if configuration.conditionAware {
             self.conditions = conditions
@@ -146,7 +146,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    package mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
+    public mutating func didFetch(app: Int32, at time: Double, result: FetchResult) {
         let event = DeviceEvent(time: time, utcOffsetSeconds: model.lastOffset, app: app, kind: .fetch, result: result)
         if mode == .following {
             catchUp(through: time, inclusive: true)
@@ -200,12 +200,12 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
             liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
     }
 
-    package mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
+    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
         var none: [ConsideredFetch] = []
         decide(at: t, into: &fetches, considered: &none, reporting: false)
     }
 
-    package mutating func wake(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
+    public mutating func wake(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch]) {
         decide(at: t, into: &fetches, considered: &considered, reporting: true)
     }
 
@@ -225,7 +225,7 @@ package struct LearnedPolicy: FetchPolicy, Sendable {
     ///     known at `start` (a plan assumes they hold); `nil`: every fetch.
     ///   - count: Stop once this many fetches are planned (the first `count` of the whole plan).
     /// - Complexity: O(the decision points in the horizon × apps) valuations.
-    package func plan(
+    public func plan(
         from start: Double, horizon: Double = 86_400, notBefore: Double? = nil, count: Int = .max,
         admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
     ) -> [ScheduledFetch] {

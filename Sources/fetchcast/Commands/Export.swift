@@ -19,7 +19,7 @@ extension FetchCast {
                 LF line ends) unless --format json (JSON Lines, each record with "schema": 1). \
                 Folds newly ingested events into the model first (except for events), as predict \
                 does. Cost on the bundled sample (33k events, 14 devices): events 0.1 s, model \
-                for every app 1 s; predictions value every 5 minutes of the window per app.
+                for every app 1 s; predictions read each device's history once (then O(its events)).
                 """)
 
         @OptionGroup var store: StoreOptions

@@ -10,9 +10,11 @@ extension FetchCast {
             abstract: "When should a device fetch for an app next? Plans the next fetch times from the store.",
             discussion: """
                 Folds events ingested since the last call into the learned model (kept in the \
-                store), then plans each device's next fetches over the following 24 hours: \
-                at most --budget a local day, at least 15 min apart per app, not before --at or --not-before, \
-                skipping hours when new content is unlikely, and coalescing nearby fetches. \
+                store), then plans each device's next fetches over the following 24 hours: what \
+                the live scheduler (evaluate's `learned`) would fetch if no further event came, \
+                at most --budget a local day, at least 15 min apart per app, not before --at or \
+                --not-before, skipping hours when new content is unlikely, and coalescing nearby \
+                fetches. A plan may be empty (nothing is pending until the device's next event). \
                 launch_probability is the chance that a session of the app (a launch after more \
                 than 30 min without one) starts within 30 min after fetch_at.
                 """)
