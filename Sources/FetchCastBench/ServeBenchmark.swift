@@ -95,6 +95,10 @@ public enum ServeBenchmark {
 
         // The library, in process: fold once, then plan devices round robin on every core.
         var names: [String] = []
+        // Each device's plan is asked for a second or two after its last event, as a backend asks
+        // right after it hears of one (a plan from the clock, years after these traces, is
+        // empty without reading anything: nothing is pending so long after a device's last event).
+        var asks: [Double] = []
         do {
             let service = try FetchCastService(path: store)
             let folding = WallClock.monotonic()
@@ -104,6 +108,8 @@ public enum ServeBenchmark {
             while true {
                 let page = try service.devices(after: after, limit: 10_000)
                 names += page.map(\.device)
+                // Whole seconds (the route takes Unix seconds): one to two seconds after it.
+                asks += page.map { (Double($0.lastMicros) / 1_000_000).rounded(.down) + 2 }
                 guard let last = page.last, page.count == 10_000 else { break }
                 after = last.device
             }
@@ -114,14 +120,14 @@ public enum ServeBenchmark {
             let counts = Mutex([Int](repeating: 0, count: result.inProcessThreads))
             let deadline = WallClock.monotonic() + options.seconds
             let started = WallClock.monotonic()
-            let shared = names
+            let shared = names, sharedAsks = asks
             DispatchQueue.concurrentPerform(iterations: result.inProcessThreads) { thread in
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
                 var i = thread * 7919, n = 0
                 while WallClock.monotonic() < deadline {
-                    // What the handler does: plan from the clock, then encode the answer as JSON.
-                    let at = WallClock.now()
+                    // What the handler does: plan, then encode the answer as JSON.
+                    let at = sharedAsks[i % shared.count]
                     let device = shared[i % shared.count]
                     if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
                         _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
@@ -139,7 +145,7 @@ public enum ServeBenchmark {
         // The same plans over HTTP, from a `fetchcast serve` child process.
         let server = try ServerProcess(executable: executable, store: store, directory: directory)
         defer { server.stop() }
-        let targets = names.map { "/v1/devices/\(percentEncoded($0))/plan" }
+        let targets = zip(names, asks).map { "/v1/devices/\(percentEncoded($0))/plan?at=\(Int64($1))" }
         let serverCPUStart = server.cpuSeconds()
         let load = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: targets, seconds: options.seconds)
         result.serverCPUSeconds = server.cpuSeconds() - serverCPUStart

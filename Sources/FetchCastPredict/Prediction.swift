@@ -110,6 +110,11 @@ public enum Predictor {
                 let constraints = request.constraints
                 admits = { app, _, conditions in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: conditions) }
             }
+            // Long after the device's last event nothing is pending: an empty plan, without
+            // reading the device's history.
+            if let quiet = LearnedPolicy.pendingLooksEnd(configuration: SchedulerConfiguration(budget: request.budget), tau: model.configuration.tau),
+               let seen = model.lastEventTime, start > seen + quiet
+            { continue }
             guard let scheduler = try snapshot.scheduler(
                 of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
                 before: start, inclusive: request.at == nil)

@@ -47,6 +47,16 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var expiries: [Int32: Double] = [:]
     var averageRates: [Int32: AverageRate] = [:]
 
+    /// The longest a retry waits after a failed fetch, seconds.
+    static let maximumRetryDelay = 3600.0
+
+    /// How long after a device's last event its scheduler may still have a look pending (a
+    /// launch's reactive look, a cache going stale, a retry): a plan from later than that is
+    /// empty, whatever the history. `nil` with periodic looks (``SchedulerConfiguration/checkInterval``).
+    public static func pendingLooksEnd(configuration: SchedulerConfiguration, tau: Double) -> Double? {
+        configuration.checkInterval == nil ? max(tau, maximumRetryDelay) + DeviceModel.triggerDelay : nil
+    }
+
     /// A retry due after failures in a row (`at` infinite once due and looked at).
     struct Retry: Sendable, Codable {
         var at: Double
@@ -171,7 +181,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     private mutating func noteOutcome(app: Int32, at time: Double, result: FetchResult) {
         if result == .failed {
             let failures = (retries[app]?.failures ?? 0) + 1
-            let delay = min(configuration.retryDelay * pow(2, Double(failures - 1)), 3600)
+            let delay = min(configuration.retryDelay * pow(2, Double(failures - 1)), Self.maximumRetryDelay)
             retries[app] = Retry(at: time + delay, failures: failures)
         } else {
             model.noteRefresh(app: app, at: time)
