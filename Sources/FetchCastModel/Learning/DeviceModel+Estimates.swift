@@ -179,29 +179,16 @@ extension DeviceModel {
         let p = max(0, min(1, (s1 - s2) / s1))
         // Time-of-day modulation: the window's rate against the app's average over the week.
         var windowRate = 0.0
-        let local = start + Double(lastOffset)
-        let hourEnd = ((local / 3600).rounded(.down) + 1) * 3600 - Double(lastOffset)
-        if tau <= 3600, o.rates != nil {
-            // At most two hour slots: no closure, one slot computation (a planner's hot path).
-            let slot = HourOfWeek.slot(start, offset: lastOffset)
-            let first = min(start + tau, hourEnd) - start
-            windowRate = rate(o, slot: slot, prior: prior) * first / tau
-            if first < tau { windowRate += rate(o, slot: (slot + 1) % HourOfWeek.count, prior: prior) * (tau - first) / tau }
-        } else {
-            HourOfWeek.spread(from: start, to: start + tau, offset: lastOffset) { slot, seconds in
-                windowRate += rate(o, slot: slot, prior: prior) * seconds / tau
-            }
+        HourOfWeek.spread(from: start, to: start + tau, offset: lastOffset) { slot, seconds in
+            windowRate += rate(o, slot: slot, prior: prior) * seconds / tau
         }
         let m = max(0.05, min(5, windowRate / max(o.averageRate, 1e-9)))
         return 1 - pow(1 - min(p, 0.999_999), m)
     }
 
     /// What the model says of one app at `now`, gathered once.
-    /// - Parameters:
-    ///   - averageRate: ``averageSessionRate(app:now:prior:)`` when the caller keeps it.
-    ///   - allRates: Precompute the 168 session rates (a planner valuing a whole day); else
-    ///     each rate is computed when asked (a live policy looks at one moment).
-    func outlook(app: Int32, now: Double, prior: DevicePrior, averageRate: Double? = nil, allRates: Bool = false) -> AppOutlook {
+    /// - Parameter averageRate: ``averageSessionRate(app:now:prior:)`` when the caller keeps it.
+    func outlook(app: Int32, now: Double, prior: DevicePrior, averageRate: Double? = nil) -> AppOutlook {
         let state = apps[app]
         var counts = Array(repeating: 0.0, count: GapBins.count)
         var total = 0.0
@@ -214,13 +201,11 @@ extension DeviceModel {
                 total += counts[i]
             }
         }
-        let rates = allRates ? sessionRates(app: app, now: now, prior: prior) : nil
-        let average = averageRate ?? rates.map { $0.reduce(0, +) / Double(HourOfWeek.count) }
-            ?? averageSessionRate(app: app, now: now, prior: prior)
+        let average = averageRate ?? averageSessionRate(app: app, now: now, prior: prior)
         let gaps = GapSurvival(counts: counts, total: total, tau: configuration.tau)
         return AppOutlook(app: app, now: now, lastLaunch: state?.lastLaunch, gaps: gaps,
                           activity: Self.activity(gaps: gaps, silentFor: state?.lastLaunch.map { max(0, min(now, lastEventTime ?? now) - $0) }),
-                          averageRate: average, rates: rates)
+                          averageRate: average)
     }
 
     /// How much of the app's usual use to expect after it has been silent for `silence`
@@ -246,7 +231,7 @@ extension DeviceModel {
     /// The session rate of the outlook's app in `slot`.
     @inline(__always)
     func rate(_ o: AppOutlook, slot: Int, prior: DevicePrior) -> Double {
-        o.rates?[slot] ?? sessionRate(app: o.app, slot: slot, now: o.now, prior: prior)
+        sessionRate(app: o.app, slot: slot, now: o.now, prior: prior)
     }
 }
 
@@ -265,8 +250,6 @@ struct AppOutlook {
     var activity: Double
     /// The app's session rate per hour averaged over the week.
     var averageRate: Double
-    /// All 168 session rates, or `nil` when computed per slot.
-    var rates: [Double]?
 }
 
 extension DeviceModel {
