@@ -4,7 +4,7 @@ import Foundation
 /// FetchCast's scheduler: played live as `learned` in `fetchcast evaluate` (an OS, a launcher or
 /// an SDK that sees every launch as it happens), and, following a device's events, the source of
 /// every plan `fetchcast predict`, `fetchcast serve` and the `planned` policy answer
-/// (``plan(from:horizon:notBefore:admits:)``: what it would fetch if no further event came).
+/// (``plan(from:horizon:notBefore:count:admits:)``: what it would fetch if no further event came).
 ///
 /// At every decision point — one second after each launch (the radio is awake and the next app
 /// is often predictable), when an app's cache goes stale (τ after its last refresh), every
@@ -86,7 +86,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         /// order (a look at an instant comes after that instant's publishes and `state` rows and
         /// before its launches and fetches), so its bar and outcome factor learn from the same
         /// moments; what it would fetch there is a plan's business
-        /// (``LearnedPolicy/plan(from:horizon:notBefore:admits:)``), never acted on.
+        /// (``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``), never acted on.
         case following
     }
 
