@@ -23,32 +23,32 @@ extension DeviceModel {
     /// `(c + m·π) / (e + m)`: the device's smoothed, recency-weighted session count `c` over its
     /// smoothed observed hours `e`, shrunk with `m` = ``ModelConfiguration/priorHours`` toward
     /// the prior rate `π` (see ``priorRate(app:slot:now:prior:)``).
+    /// - Complexity: O(168) (sums over the week); ``sessionRateTerms(app:now:prior:)`` shares
+    ///   them between slots.
     public func sessionRate(app: Int32, slot: Int, now: Double, prior: DevicePrior) -> Double {
-        let f = scale.readFactor(at: now)
-        let m = configuration.priorHours
-        let e = smoothed(exposure, slot) * f / 3600
-        let c = apps[app].map { smoothed($0.sessions, slot) * f } ?? 0
-        return (c + m * priorRate(app: app, slot: slot, now: now, prior: prior)) / (e + m)
+        sessionRateTerms(app: app, now: now, prior: prior).rate(slot, of: self, prior: prior)
     }
 
     /// The prior rate for an app and slot: the device's all-app rate times the app's share of
     /// the device's sessions, blended with the population's rate for the app by how much the
     /// device has seen of the app.
     public func priorRate(app: Int32, slot: Int, now: Double, prior: DevicePrior) -> Double {
+        sessionRateTerms(app: app, now: now, prior: prior).priorRate(slot, of: self, prior: prior)
+    }
+
+    /// What ``sessionRate(app:slot:now:prior:)`` needs of an app at `now` in every slot (the
+    /// recency factor, the app's share of the device's sessions, its weight against the
+    /// population's rate), computed once: a slot's rate is then O(1) and, operation for
+    /// operation, what the one-slot call computes.
+    func sessionRateTerms(app: Int32, now: Double, prior: DevicePrior) -> SessionRateTerms {
         let f = scale.readFactor(at: now)
-        let m = configuration.priorHours
-        let e = smoothed(exposure, slot) * f / 3600
-        let allRate = (smoothed(sessionsAll, slot) * f + m * prior.globalRates[slot]) / (e + m)
         let appSessions = (apps[app]?.sessionTotal ?? 0) * f
         let allSessions = sessionsAll.reduce(0, +) * f
-        let popShare = prior.appRates[app].map { rates in
-            rates.reduce(0, +) / max(prior.globalRates.reduce(0, +), 1e-9)
-        } ?? 0.05
-        let share = (appSessions + 2 * popShare) / (allSessions + 2)
-        let own = share * allRate
-        guard let pop = prior.appRates[app] else { return own }
-        let w = appSessions / (appSessions + 10)
-        return w * own + (1 - w) * pop[slot]
+        let pop = prior.appRates[app]
+        let popShare = pop.map { rates in rates.reduce(0, +) / max(prior.globalRates.reduce(0, +), 1e-9) } ?? 0.05
+        return SessionRateTerms(
+            factor: f, share: (appSessions + 2 * popShare) / (allSessions + 2), ownWeight: appSessions / (appSessions + 10),
+            population: pop, sessions: apps[app]?.sessions)
     }
 
     /// P(a session of `app` starts in `(from, to]`), from the hour-of-week rates.
@@ -201,11 +201,12 @@ extension DeviceModel {
                 total += counts[i]
             }
         }
-        let average = averageRate ?? averageSessionRate(app: app, now: now, prior: prior)
+        let terms = sessionRateTerms(app: app, now: now, prior: prior)
+        let average = averageRate ?? terms.averageRate(of: self, prior: prior)
         let gaps = GapSurvival(counts: counts, total: total, tau: configuration.tau)
         return AppOutlook(app: app, now: now, lastLaunch: state?.lastLaunch, gaps: gaps,
                           activity: Self.activity(gaps: gaps, silentFor: state?.lastLaunch.map { max(0, min(now, lastEventTime ?? now) - $0) }),
-                          averageRate: average)
+                          averageRate: average, rateTerms: terms)
     }
 
     /// How much of the app's usual use to expect after it has been silent for `silence`
@@ -231,7 +232,7 @@ extension DeviceModel {
     /// The session rate of the outlook's app in `slot`.
     @inline(__always)
     func rate(_ o: AppOutlook, slot: Int, prior: DevicePrior) -> Double {
-        sessionRate(app: o.app, slot: slot, now: o.now, prior: prior)
+        o.rateTerms.rate(slot, of: self, prior: prior)
     }
 }
 
@@ -250,15 +251,15 @@ struct AppOutlook {
     var activity: Double
     /// The app's session rate per hour averaged over the week.
     var averageRate: Double
+    /// What its session rate in any slot needs.
+    var rateTerms: SessionRateTerms
 }
 
 extension DeviceModel {
     /// The app's session rate per hour averaged over the 168 hours of the week.
     /// - Complexity: O(168); callers on a hot path cache it (it moves slowly).
     public func averageSessionRate(app: Int32, now: Double, prior: DevicePrior) -> Double {
-        var total = 0.0
-        for slot in 0..<HourOfWeek.count { total += sessionRate(app: app, slot: slot, now: now, prior: prior) }
-        return total / Double(HourOfWeek.count)
+        sessionRateTerms(app: app, now: now, prior: prior).averageRate(of: self, prior: prior)
     }
 }
 
@@ -304,24 +305,8 @@ extension DeviceModel {
     /// every slot's prior needs: what a planner evaluates thousands of windows against.
     /// - Complexity: O(168).
     public func sessionRates(app: Int32, now: Double, prior: DevicePrior) -> [Double] {
-        let f = scale.readFactor(at: now)
-        let m = configuration.priorHours
-        let appSessions = (apps[app]?.sessionTotal ?? 0) * f
-        let allSessions = sessionsAll.reduce(0, +) * f
-        let globalTotal = max(prior.globalRates.reduce(0, +), 1e-9)
-        let popShare = prior.appRates[app].map { $0.reduce(0, +) / globalTotal } ?? 0.05
-        let share = (appSessions + 2 * popShare) / (allSessions + 2)
-        let w = appSessions / (appSessions + 10)
-        let pop = prior.appRates[app]
-        let own = apps[app]?.sessions
-        return (0..<HourOfWeek.count).map { slot in
-            let e = smoothed(exposure, slot) * f / 3600
-            let allRate = (smoothed(sessionsAll, slot) * f + m * prior.globalRates[slot]) / (e + m)
-            var p = share * allRate
-            if let pop { p = w * p + (1 - w) * pop[slot] }
-            let c = own.map { smoothed($0, slot) * f } ?? 0
-            return (c + m * p) / (e + m)
-        }
+        let terms = sessionRateTerms(app: app, now: now, prior: prior)
+        return (0..<HourOfWeek.count).map { terms.rate($0, of: self, prior: prior) }
     }
 
     /// P(a session starts in `(start, end]`) from precomputed ``sessionRates(app:now:prior:)``.
@@ -331,5 +316,47 @@ extension DeviceModel {
             expected += rates[slot] * seconds / 3600
         }
         return 1 - exp(-expected)
+    }
+}
+
+/// What every slot's ``DeviceModel/sessionRate(app:slot:now:prior:)`` shares for one app at one
+/// instant (``DeviceModel/sessionRateTerms(app:now:prior:)``).
+struct SessionRateTerms {
+    /// The recency factor at the instant.
+    var factor: Double
+    /// The app's share of the device's sessions, shrunk toward its share of the population's.
+    var share: Double
+    /// The weight of the device's own rate against the population's rate for the app.
+    var ownWeight: Double
+    /// The population's rates of the app by slot, when it knows the app.
+    var population: [Double]?
+    /// The device's own session counts of the app by slot, when it has seen it.
+    var sessions: [Double]?
+
+    /// ``DeviceModel/priorRate(app:slot:now:prior:)`` in `slot`.
+    @inline(__always)
+    func priorRate(_ slot: Int, of model: DeviceModel, prior: DevicePrior) -> Double {
+        let m = model.configuration.priorHours
+        let e = model.smoothed(model.exposure, slot) * factor / 3600
+        let allRate = (model.smoothed(model.sessionsAll, slot) * factor + m * prior.globalRates[slot]) / (e + m)
+        let own = share * allRate
+        guard let pop = population else { return own }
+        return ownWeight * own + (1 - ownWeight) * pop[slot]
+    }
+
+    /// ``DeviceModel/averageSessionRate(app:now:prior:)``.
+    func averageRate(of model: DeviceModel, prior: DevicePrior) -> Double {
+        var total = 0.0
+        for slot in 0..<HourOfWeek.count { total += rate(slot, of: model, prior: prior) }
+        return total / Double(HourOfWeek.count)
+    }
+
+    /// ``DeviceModel/sessionRate(app:slot:now:prior:)`` in `slot`.
+    @inline(__always)
+    func rate(_ slot: Int, of model: DeviceModel, prior: DevicePrior) -> Double {
+        let m = model.configuration.priorHours
+        let e = model.smoothed(model.exposure, slot) * factor / 3600
+        let c = sessions.map { model.smoothed($0, slot) * factor } ?? 0
+        return (c + m * priorRate(slot, of: model, prior: prior)) / (e + m)
     }
 }
