@@ -37,7 +37,7 @@ extension Store {
     /// - Complexity: O(events after `afterID`) read by SQLite, streaming; `body` is called
     ///   only for the matching ones.
     package func scanEvents(afterID: Int64, devices: ClosedRange<Int64>?, _ body: (StoredEvent) throws -> Void) throws {
-        let columns = "SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power FROM event_log"
+        let columns = "SELECT \(Self.storedEventColumns) FROM event_log"
         let s: Statement
         if let devices {
             s = try connection.prepare(columns + " WHERE id > ? AND (device_id IS NULL OR device_id BETWEEN ? AND ?) ORDER BY id")
@@ -46,14 +46,22 @@ extension Store {
             s = try connection.prepare(columns + " WHERE id > ? ORDER BY id")
             try s.bind([.integer(afterID)])
         }
-        while try s.step() {
-            let id = s.int(0)
-            try body(StoredEvent(
-                id: id, timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
-                device: s.optionalInt(3), app: s.int(4), kind: try kind(s.int(5), row: id),
-                result: try s.optionalInt(6).map { v throws(StoreError) in try result(v, row: id) }, bytes: s.optionalInt(7),
-                durationMs: s.optionalInt(8), conditions: Self.conditions(s, from: 9)))
-        }
+        while try s.step() { try body(try storedEvent(s)) }
+    }
+
+    /// The columns ``storedEvent(_:)`` reads, in its order.
+    static let storedEventColumns =
+        "id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power"
+
+    /// The event in the current row of a statement that selects ``storedEventColumns``.
+    /// - Throws: ``StoreError`` naming the row when a stored value is unknown to this build.
+    func storedEvent(_ s: Statement) throws(StoreError) -> StoredEvent {
+        let id = s.int(0)
+        return StoredEvent(
+            id: id, timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
+            device: s.optionalInt(3), app: s.int(4), kind: try kind(s.int(5), row: id),
+            result: try s.optionalInt(6).map { v throws(StoreError) in try result(v, row: id) }, bytes: s.optionalInt(7),
+            durationMs: s.optionalInt(8), conditions: try conditions(s, from: 9, row: id))
     }
 
     /// The devices with events after `afterID`, in id order, and whether any of those events
@@ -88,13 +96,23 @@ extension Store {
         return result
     }
 
-    /// The condition columns `network, power, battery, low_power` starting at column `first`.
-    static func conditions(_ s: Statement, from first: Int32) -> ConditionChange {
-        ConditionChange(
-            network: s.optionalInt(first).flatMap { NetworkCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
-            power: s.optionalInt(first + 1).flatMap { PowerCondition(rawValue: UInt8(truncatingIfNeeded: $0)) },
-            battery: s.optionalInt(first + 2).map { UInt8(clamping: $0) },
-            lowPower: s.optionalInt(first + 3).map { $0 != 0 })
+    /// The condition columns `network, power, battery, low_power` starting at column `first`
+    /// of `event_log` row `row`.
+    /// - Throws: ``StoreError`` naming the row and column when a network or power value is unknown
+    ///   to this build, or a battery level is outside 0–100 (ingest stores no other).
+    func conditions(_ s: Statement, from first: Int32, row: Int64) throws(StoreError) -> ConditionChange {
+        func decoded<T>(_ column: Int32, _ name: String, _ decode: (Int64) -> T?) throws(StoreError) -> T? {
+            guard let value = s.optionalInt(column) else { return nil }
+            guard let decoded = decode(value) else {
+                throw .unknownValue(path: path, table: "event_log", row: row, column: name, value: value)
+            }
+            return decoded
+        }
+        return ConditionChange(
+            network: try decoded(first, "network") { UInt8(exactly: $0).flatMap(NetworkCondition.init(rawValue:)) },
+            power: try decoded(first + 1, "power") { UInt8(exactly: $0).flatMap(PowerCondition.init(rawValue:)) },
+            battery: try decoded(first + 2, "battery") { (0...100).contains($0) ? UInt8($0) : nil },
+            lowPower: try decoded(first + 3, "low_power") { $0 == 0 || $0 == 1 ? $0 == 1 : nil })
     }
 
     /// The highest event id (0 for an empty store).

@@ -111,7 +111,7 @@ package final class TimeOrderedScan {
             batch.append(EncodedEvent(
                 timeMicros: q.int(0), utcOffsetSeconds: Int32(q.int(1)),
                 device: device, app: app, kind: kind, result: result, line: q.int(6),
-                conditions: Store.conditions(q, from: 9)))
+                conditions: try store.conditions(q, from: 9, row: row)))
         }
     }
 

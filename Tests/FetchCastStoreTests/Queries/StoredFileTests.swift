@@ -115,6 +115,10 @@ struct UnknownStoredValueTests {
     @Test(arguments: [
         ("UPDATE event_log SET kind = 9 WHERE id = 2", "event_log row 2 has kind 9"),
         ("UPDATE event_log SET result = 7 WHERE id = 1", "event_log row 1 has result 7"),
+        ("UPDATE event_log SET network = 5 WHERE id = 2", "event_log row 2 has network 5"),
+        ("UPDATE event_log SET power = 3 WHERE id = 1", "event_log row 1 has power 3"),
+        ("UPDATE event_log SET battery = 101 WHERE id = 2", "event_log row 2 has battery 101"),
+        ("UPDATE event_log SET low_power = 2 WHERE id = 2", "event_log row 2 has low_power 2"),
     ])
     func anUnknownValueIsAnErrorNamingTheRow(damage: String, message: String) throws {
         let temp = try TemporaryStore()
@@ -129,5 +133,8 @@ struct UnknownStoredValueTests {
         try store.connection.execute(damage)
         let error = #expect(throws: StoreError.self) { try store.scanEvents { _ in } }
         #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+        // A device's history (what plans are made from) reads through the same check.
+        let history = #expect(throws: StoreError.self) { try store.deviceHistory(ofDevice: 1, beforeMicros: .max) { _ in } }
+        #expect(history?.description.contains(message) == true, "\(String(describing: history))")
     }
 }
