@@ -179,7 +179,7 @@ public final class ModelRepository {
     }
 
     /// A following scheduler told of every event before `limitMicros` as of `watermark`.
-    struct CaughtUp {
+    struct CaughtUp: Sendable {
         var scheduler: LearnedPolicy
         var conditions: DeviceConditions
         var limitMicros: Int64
@@ -187,17 +187,35 @@ public final class ModelRepository {
         var seen: Bool
     }
 
-    /// The following schedulers asked for last (at most ``cachedSchedulers``), valid while no
-    /// event is added: a plan from a later time goes on from one instead of reading the
-    /// device's history again.
-    private var schedulers: [SchedulerKey: CaughtUp] = [:]
-    private var schedulerOrder: [SchedulerKey] = []
-    static let cachedSchedulers = 64
+    /// The following schedulers asked for last, shared with the other repositories of the
+    /// process when the service sets one: a plan from a later time goes on from one instead of
+    /// reading the device's history again.
+    package var schedulerCache = SchedulerCache(capacityBytes: 32 << 20)
+
+    /// Plans that went on from a kept or saved scheduler instead of catching up from nothing
+    /// (for tests).
+    package private(set) var schedulersReused = 0
+
+    /// A tag of a prior: a 64-bit hash of ``DevicePrior/binaryEncoded()``. A caught-up scheduler
+    /// is only reused with a prior of the same tag.
+    static func priorTag(_ prior: DevicePrior) -> UInt64 { sumsTag(prior.binaryEncoded()) }
+
+    /// Whether a scheduler caught up as of `watermark` with the events before `limitMicros` is
+    /// still exactly what catching up from nothing would give, the store being at `last`: no
+    /// event of `device` (nor publish to every device) added since was before `limitMicros`.
+    /// Events of other devices do not matter (the prior is checked on its own).
+    private func stillCaughtUp(_ device: Int64, watermark: Int64, limitMicros: Int64, last: Int64) throws -> Bool {
+        if watermark == last { return true }
+        guard watermark < last else { return false }
+        return try !store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: limitMicros)
+    }
 
     /// A following scheduler for `apps` of `device`, told of the device's events before `time`
     /// (at it too when `inclusive`; otherwise only the publishes and `state` rows at it, which a
     /// replay delivers before its looks at that instant) in replay order; `nil` when there are
-    /// none.
+    /// none. Goes on from a kept or saved scheduler of the same device, apps, constants and prior
+    /// when one is still caught up (``stillCaughtUp(_:watermark:limitMicros:last:)``) and no later
+    /// than `time`.
     func caughtUp(
         _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
         time: Double, inclusive: Bool
@@ -205,13 +223,27 @@ public final class ModelRepository {
         let micros = time * 1_000_000
         let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
         let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
+        let tag = Self.priorTag(prior)
         var toSave: CaughtUp?
-        defer { if let toSave { save(toSave, key: key) } }
+        defer { if let toSave { save(toSave, key: key, priorTag: tag) } }
         return try store.readTransaction {
             let watermark = try store.lastEventID()
+            func usable(_ kept: CaughtUp?, tag keptTag: UInt64?) throws -> CaughtUp? {
+                guard let kept, kept.limitMicros <= limit else { return nil }
+                if keptTag == tag, try stillCaughtUp(device, watermark: kept.watermark, limitMicros: kept.limitMicros, last: watermark) {
+                    return kept
+                }
+                // Saved without a prior tag (an older fetchcast): only as of this very store.
+                return keptTag == nil && kept.watermark == watermark ? kept : nil
+            }
+            let cached = schedulerCache.entry(key)
             var state: CaughtUp
-            if let kept = schedulers[key] ?? saved(key, prior: prior), kept.watermark == watermark, kept.limitMicros <= limit {
+            if let kept = try usable(cached?.caughtUp, tag: cached?.priorTag) {
                 state = kept
+                schedulersReused += 1
+            } else if let saved = saved(key, prior: prior), let kept = try usable(saved.caughtUp, tag: saved.priorTag) {
+                state = kept
+                schedulersReused += 1
             } else {
                 state = CaughtUp(
                     scheduler: LearnedPolicy(
@@ -229,13 +261,11 @@ public final class ModelRepository {
                 }
             }
             try store.deviceHistory(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
-            let advanced = state.limitMicros != limit
+            let advanced = state.limitMicros != limit || state.watermark != watermark
             state.limitMicros = limit
+            state.watermark = watermark
             if advanced { toSave = state }
-            if schedulers.updateValue(state, forKey: key) == nil {
-                schedulerOrder.append(key)
-                if schedulerOrder.count > Self.cachedSchedulers { schedulers[schedulerOrder.removeFirst()] = nil }
-            }
+            if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
             if !inclusive, micros == micros.rounded() {
                 try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
                     if e.kind == .publish || e.kind == .state { tell(e) }
@@ -246,16 +276,34 @@ public final class ModelRepository {
     }
 
     /// The store's key of a caught-up scheduler: the device and a hash of what it plans for.
-    static func storageKey(_ key: SchedulerKey) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let bytes = (try? encoder.encode(SchedulerKeyText(apps: key.apps, configuration: key.configuration, model: key.model))) ?? Data()
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return "scheduler:\(key.device):" + String(hash, radix: 16)
+    /// - Complexity: O(1) once the repository has hashed the same apps and constants.
+    func storageKey(_ key: SchedulerKey) -> String {
+        let text = SchedulerKeyText(apps: key.apps, configuration: key.configuration, model: key.model)
+        let hash: String
+        if let known = storageHashes[text] {
+            hash = known
+        } else {
+            hash = Self.storageHash(text)
+            if storageHashes.count >= 64 { storageHashes.removeAll() }
+            storageHashes[text] = hash
+        }
+        return "scheduler:\(key.device):" + hash
     }
 
-    private struct SchedulerKeyText: Encodable {
+    /// The hash part of ``storageKey(_:)``, by what it hashes.
+    private var storageHashes: [SchedulerKeyText: String] = [:]
+
+    /// FNV-1a of the sorted-key JSON of what a scheduler plans for, in hexadecimal.
+    private static func storageHash(_ text: SchedulerKeyText) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = (try? encoder.encode(text)) ?? Data()
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    private struct SchedulerKeyText: Encodable, Hashable {
         var apps: [Int32]
         var configuration: SchedulerConfiguration
         var model: ModelConfiguration
@@ -267,27 +315,32 @@ public final class ModelRepository {
         var limitMicros: Int64
         var seen: Bool
         var scheduler: Data
+        /// ``priorTag(_:)`` of the prior it was built with (missing in rows of fetchcast 0.5.0).
+        var priorTag: UInt64?
     }
 
-    /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
-    /// `nil` when none is saved or it cannot be read.
-    private func saved(_ key: SchedulerKey, prior: DevicePrior) -> CaughtUp? {
-        guard let record = try? store.modelState(key: Self.storageKey(key)),
+    /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call)
+    /// with the tag of its prior, `nil` when none is saved or it cannot be read.
+    private func saved(_ key: SchedulerKey, prior: DevicePrior) -> (caughtUp: CaughtUp, priorTag: UInt64?)? {
+        guard let record = try? store.modelState(key: storageKey(key)),
               let saved = try? JSONDecoder().decode(SavedCaughtUp.self, from: Data(record.state)),
               let scheduler = try? LearnedPolicy(restoring: Array(saved.scheduler), prior: prior)
         else { return nil }
-        return CaughtUp(scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen)
+        let caughtUp = CaughtUp(
+            scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen)
+        return (caughtUp, saved.priorTag)
     }
 
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
     /// a failure only costs the next process the catching up.
-    private func save(_ state: CaughtUp, key: SchedulerKey) {
+    private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64) {
         guard savesFolds, let bytes = try? state.scheduler.savedState(),
               let blob = try? JSONEncoder().encode(
-                SavedCaughtUp(conditions: state.conditions, limitMicros: state.limitMicros, seen: state.seen, scheduler: Data(bytes)))
+                SavedCaughtUp(
+                    conditions: state.conditions, limitMicros: state.limitMicros, seen: state.seen, scheduler: Data(bytes), priorTag: priorTag))
         else { return }
         try? store.writeTransaction {
-            try store.saveModelStates([Store.ModelStateRecord(key: Self.storageKey(key), watermark: state.watermark, state: Array(blob))])
+            try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: Array(blob))])
         }
     }
 

@@ -35,6 +35,9 @@ package final class FetchCastService: Sendable {
     private let readers = Mutex<[Reader]>([])
     /// Decoded device state shared by the readers, for the current saved fold.
     private let cache = ModelCache()
+    /// Caught-up schedulers shared by the readers (a device planned again, or after its own new
+    /// events, goes on from the last one).
+    private let schedulers = SchedulerCache(capacityBytes: 32 << 20)
     private let now: @Sendable () -> Double
 
     /// Opens (creating when missing) the store at `path`.
@@ -217,18 +220,19 @@ package final class FetchCastService: Sendable {
         let store: Store
         let repository: ModelRepository
 
-        init(path: String, cache: ModelCache) throws {
+        init(path: String, cache: ModelCache, schedulers: SchedulerCache) throws {
             store = try Store(path: path, create: false)
             repository = ModelRepository(store: store)
             repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
             repository.cache = cache
+            repository.schedulerCache = schedulers
         }
     }
 
     /// A pooled reader, or a new one when every pooled reader is in use.
     private func takeReader() throws -> Reader {
         if let reader = readers.withLock({ $0.popLast() }) { return reader }
-        return try Reader(path: path, cache: cache)
+        return try Reader(path: path, cache: cache, schedulers: schedulers)
     }
 
     fileprivate func giveBack(_ reader: Reader) {

@@ -7,19 +7,33 @@ extension Store {
         ofDevice device: Int64, fromMicros: Int64 = .min, beforeMicros micros: Int64, _ body: (StoredEvent) throws -> Void
     ) throws {
         let s = try connection.cached("""
-            SELECT id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power
-            FROM event_log WHERE (device_id = ?1 OR device_id IS NULL) AND time_us >= ?3 AND time_us < ?2
+            SELECT \(Self.storedEventColumns) FROM event_log WHERE (device_id = ?1 OR device_id IS NULL) AND time_us >= ?3 AND time_us < ?2
             ORDER BY time_us, CASE kind WHEN 2 THEN 0 WHEN 3 THEN 1 ELSE 2 END, id
             """)
         defer { s.reset() }
         try s.bind([.integer(device), .integer(micros), .integer(fromMicros)])
-        while try s.step() {
-            let id = s.int(0)
-            try body(StoredEvent(
-                id: id, timeMicros: s.int(1), utcOffsetSeconds: Int32(truncatingIfNeeded: s.int(2)),
-                device: s.optionalInt(3), app: s.int(4), kind: try kind(s.int(5), row: id),
-                result: try s.optionalInt(6).map { v throws(StoreError) in try result(v, row: id) }, bytes: s.optionalInt(7),
-                durationMs: s.optionalInt(8), conditions: Self.conditions(s, from: 9)))
-        }
+        while try s.step() { try body(try storedEvent(s)) }
     }
+}
+
+extension Store {
+    /// Whether an event of `device`, or a publish to every device, with id greater than
+    /// `afterID` is dated before `beforeMicros`: whether what a device's history said up to that
+    /// instant has changed since the store's last event was `afterID`.
+    /// - Complexity: O(events after `afterID`) read through the id order when they are few (at
+    ///   most ``historyCheckScanLimit``), else O(log n + the device's events before
+    ///   `beforeMicros`) through the (device, time) index.
+    package func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) throws(StoreError) -> Bool {
+        let few = try lastEventID() - afterID <= Self.historyCheckScanLimit
+        // NOT INDEXED keeps SQLite on the id (rowid) range; the other form lets it take the index.
+        let s = try connection.cached(few
+            ? "SELECT 1 FROM event_log NOT INDEXED WHERE id > ?1 AND (device_id = ?2 OR device_id IS NULL) AND time_us < ?3 LIMIT 1"
+            : "SELECT 1 FROM event_log WHERE (device_id = ?2 OR device_id IS NULL) AND time_us < ?3 AND id > ?1 LIMIT 1")
+        defer { s.reset() }
+        try s.bind([.integer(afterID), .integer(device), .integer(beforeMicros)])
+        return try s.step()
+    }
+
+    /// Events after an id that ``hasEvents(ofDevice:afterID:beforeMicros:)`` reads in id order.
+    static let historyCheckScanLimit: Int64 = 50_000
 }

@@ -1,0 +1,141 @@
+@testable import FetchCastStore  // the connection, to drop saved schedulers
+import FetchCastTrace
+import Foundation
+import Testing
+import FetchCastTestSupport
+@testable import FetchCastPredict
+
+/// A plan that goes on from a kept scheduler (``SchedulerCache``, or one saved in the store)
+/// answers exactly what a repository that never planned before answers on a store with the same
+/// events; a kept scheduler is dropped when an event of its device arrives dated before where it
+/// stopped, or when its prior changes.
+struct CaughtUpSchedulerTests {
+    private static let header = "time,device,app,event,result,bytes,duration_ms"
+
+    /// Two weeks of two devices: mail at 08:0x and 20:0x, chat ten minutes after mail, news at 12:3x.
+    private static func habits(days: Range<Int>, devices: [String]) -> [String] {
+        var rows: [String] = []
+        for day in days {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            for d in devices {
+                rows += ["\(date)T08:0\(day % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:1\(day % 7):00+01:00,\(d),chat,launch,,,",
+                         "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\(day % 7):00+01:00,\(d),mail,launch,,,"]
+            }
+        }
+        return rows.sorted()
+    }
+
+    /// Two weeks of habits, the last day's only up to 08:06 (its mail launch).
+    private static func history(devices: [String]) -> [String] {
+        habits(days: 0..<14, devices: devices).filter { $0 < "2023-11-26T08:07" }
+    }
+
+    /// A store fed the same files as another, planned only by fresh repositories.
+    private final class Twin {
+        let temporary: TemporaryStore
+        let store: Store
+        let repository: ModelRepository
+        var files = 0
+
+        init() throws {
+            temporary = try TemporaryStore()
+            store = try temporary.open()
+            repository = ModelRepository(store: store)
+        }
+
+        func ingest(_ rows: [String]) throws {
+            files += 1
+            let file = temporary.directory + "/trace-\(files).csv"
+            try Data(([CaughtUpSchedulerTests.header] + rows).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
+            _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: file)
+        }
+
+        func plan(_ device: String, at text: String, repository: ModelRepository? = nil) throws -> [Prediction] {
+            let repository = repository ?? ModelRepository(store: store)
+            let request = PredictionRequest(device: device, at: Timestamp.parseArgument(text)!, count: 20, budget: 6)
+            return try Predictor.predict(request, snapshot: try repository.refresh(devices: [device]))
+        }
+    }
+
+    @Test func goingOnFromAKeptSchedulerAnswersWhatCatchingUpFromNothingDoes() throws {
+        let kept = try Twin(), fresh = try Twin()
+        func both(_ rows: [String]) throws { try kept.ingest(rows); try fresh.ingest(rows) }
+        try both(Self.history(devices: ["a", "b"]))
+        let first = try kept.plan("a", at: "2023-11-26T08:06:01+01:00", repository: kept.repository)
+        #expect(first == (try fresh.plan("a", at: "2023-11-26T08:06:01+01:00")))
+        #expect(kept.repository.schedulersReused == 0)
+        #expect(!first.isEmpty)
+
+        // Later events of `a` alone: `a`'s prior (the other devices) is unchanged, so the kept
+        // scheduler goes on with just the new events.
+        try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,", "2023-11-26T20:06:00+01:00,a,mail,launch,,,"])
+        let later = try kept.plan("a", at: "2023-11-26T20:06:01+01:00", repository: kept.repository)
+        #expect(kept.repository.schedulersReused == 1)
+        #expect(later == (try fresh.plan("a", at: "2023-11-26T20:06:01+01:00")))
+        #expect(!later.isEmpty)
+
+        // An event of `a` dated before where the kept scheduler stopped: it no longer says what
+        // the history says, so the plan catches up from nothing.
+        try both(["2023-11-26T09:30:00+01:00,a,news,launch,,,"])
+        let backDated = try kept.plan("a", at: "2023-11-26T20:06:02+01:00", repository: kept.repository)
+        #expect(kept.repository.schedulersReused == 1)
+        #expect(backDated == (try fresh.plan("a", at: "2023-11-26T20:06:02+01:00")))
+
+        // Asked again later with nothing added: goes on.
+        let again = try kept.plan("a", at: "2023-11-26T20:07:00+01:00", repository: kept.repository)
+        #expect(kept.repository.schedulersReused == 2)
+        #expect(again == (try fresh.plan("a", at: "2023-11-26T20:07:00+01:00")))
+
+        // Events of `b` change `a`'s prior: not reused.
+        try both(["2023-11-26T20:07:30+01:00,b,news,launch,,,", "2023-11-26T20:07:40+01:00,b,weather,launch,,,"])
+        let afterOther = try kept.plan("a", at: "2023-11-26T20:08:00+01:00", repository: kept.repository)
+        #expect(kept.repository.schedulersReused == 2)
+        #expect(afterOther == (try fresh.plan("a", at: "2023-11-26T20:08:00+01:00")))
+    }
+
+    @Test func aSchedulerSavedByAnEarlierProcessIsUsedOnlyWhileItStillHolds() throws {
+        let kept = try Twin(), fresh = try Twin()
+        func both(_ rows: [String]) throws { try kept.ingest(rows); try fresh.ingest(rows) }
+        try both(Self.history(devices: ["a", "b"]))
+        _ = try kept.plan("a", at: "2023-11-26T08:06:01+01:00")  // saves the scheduler
+        try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,"])
+        // A new repository (a new `predict` process) goes on from the saved one.
+        let next = ModelRepository(store: kept.store)
+        let later = try kept.plan("a", at: "2023-11-26T12:36:01+01:00", repository: next)
+        #expect(next.schedulersReused == 1)
+        #expect(later == (try fresh.plan("a", at: "2023-11-26T12:36:01+01:00")))
+        // Planned from before where it stopped: from nothing.
+        let earlier = ModelRepository(store: kept.store)
+        let before = try kept.plan("a", at: "2023-11-26T08:00:00+01:00", repository: earlier)
+        #expect(earlier.schedulersReused == 0)
+        #expect(before == (try fresh.plan("a", at: "2023-11-26T08:00:00+01:00")))
+    }
+
+    @Test func theCacheStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() throws {
+        let twin = try Twin()
+        try twin.ingest(Self.history(devices: ["a", "b", "c"]))
+        // The devices' schedulers cost about the same: room for two and a half of them.
+        let probe = ModelRepository(store: twin.store)
+        _ = try twin.plan("a", at: "2023-11-26T08:06:01+01:00", repository: probe)
+        let cost = probe.schedulerCache.bytes
+        #expect(cost > 0)
+        let repository = ModelRepository(store: twin.store)
+        repository.schedulerCache = SchedulerCache(capacityBytes: cost * 5 / 2)
+        func plan(_ device: String, _ time: String) throws -> Int {
+            let before = repository.schedulersReused
+            _ = try twin.plan(device, at: "2023-11-26T\(time)+01:00", repository: repository)
+            return repository.schedulersReused - before
+        }
+        // Saved rows would be reused too; this repository is about its memory.
+        try twin.store.connection.execute("DELETE FROM model_state WHERE key LIKE 'scheduler:%'")
+        #expect(try plan("a", "08:06:01") == 0)
+        #expect(try plan("b", "08:06:01") == 0)
+        #expect(try plan("a", "08:07:01") == 1, "a is now the most recently used")
+        #expect(try plan("c", "08:06:01") == 0, "c drops b, the least recently used")
+        #expect(repository.schedulerCache.count == 2)
+        #expect(repository.schedulerCache.bytes <= cost * 5 / 2)
+        try twin.store.connection.execute("DELETE FROM model_state WHERE key LIKE 'scheduler:%'")
+        #expect(try plan("a", "08:08:01") == 1)
+        #expect(try plan("b", "08:08:01") == 0, "b was dropped")
+    }
+}
