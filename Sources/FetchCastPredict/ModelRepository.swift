@@ -93,6 +93,8 @@ public final class ModelRepository {
         /// Device ids by name (shared with the repository's cache; may be out of step with
         /// `deviceNames` only if a caller edits that, hence the fallback).
         var deviceIDs: [[UInt8]: Int64] = [:]
+        /// ``ModelRepository/priorTag(_:)`` of some of `priors` (those read from the shared cache).
+        var priorTags: [Int64: UInt64] = [:]
 
         /// The device id of a name, matched byte for byte (ids that only look alike differ).
         public func device(named name: String) -> Int64? {
@@ -115,7 +117,7 @@ public final class ModelRepository {
         ///   events of the device and publishes to every device), read in id order.
         /// Catches a following scheduler up with a device's events (``scheduler(of:apps:configuration:model:before:inclusive:)``).
         var catchUp: ((_ device: Int64, _ apps: [Int32], _ configuration: SchedulerConfiguration, _ model: ModelConfiguration,
-                       _ prior: DevicePrior, _ time: Double, _ inclusive: Bool) throws -> LearnedPolicy?)?
+                       _ prior: DevicePrior, _ priorTag: UInt64?, _ time: Double, _ inclusive: Bool) throws -> LearnedPolicy?)?
         /// Reads a device's `state` rows and publishes to every device up to an instant.
         var readHistory: ((_ device: Int64, _ time: Double, _ body: (StoredEvent) throws -> Void) throws -> Void)?
 
@@ -133,7 +135,7 @@ public final class ModelRepository {
             of device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, before time: Double,
             inclusive: Bool = false
         ) throws -> LearnedPolicy? {
-            try catchUp?(device, apps, configuration, model, prior(for: device), time, inclusive)
+            try catchUp?(device, apps, configuration, model, prior(for: device), priors[device] == nil ? nil : priorTags[device], time, inclusive)
         }
 
         /// The device's conditions at `time`: each field as the latest `state` row at or before
@@ -218,12 +220,12 @@ public final class ModelRepository {
     /// than `time`.
     func caughtUp(
         _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
-        time: Double, inclusive: Bool
+        priorTag knownTag: UInt64? = nil, time: Double, inclusive: Bool
     ) throws -> LearnedPolicy? {
         let micros = time * 1_000_000
         let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
         let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
-        let tag = Self.priorTag(prior)
+        let tag = knownTag ?? Self.priorTag(prior)
         var toSave: CaughtUp?
         defer { if let toSave { save(toSave, key: key, priorTag: tag) } }
         return try store.readTransaction {
@@ -368,6 +370,8 @@ public final class ModelRepository {
         var names = try names()
         var state: ([Int64: DeviceModel], [Int64: DevicePrior])?
         var priorsToSave: [Store.ModelStateRecord] = []
+        // ``priorTag(_:)`` of priors that came with one (from the shared cache), beside `state`.
+        var priorTags: [Int64: UInt64] = [:]
         var folded = 0
         // The common case reads: one snapshot, no write lock (so `predict` answers while an
         // ingest runs). When events were added since the saved fold, a repository that does not
@@ -387,6 +391,7 @@ public final class ModelRepository {
                 if let loaded = try load(ids, fold: saved, appNames: names.apps) {
                     state = loaded.state
                     priorsToSave = loaded.priorsToSave
+                    priorTags = loaded.priorTags
                 }
             } else if !savesFolds, saved.watermark < last {
                 guard let population = try savedPopulation(watermark: saved.watermark) else { return }
@@ -440,6 +445,7 @@ public final class ModelRepository {
                         let ids = (wanted.map(Array.init) ?? Array(names.devices.keys)).sorted()
                         if let loaded = try load(ids, fold: saved, appNames: names.apps) {
                             state = loaded.state
+                            priorTags = loaded.priorTags
                             try store.saveModelStates(loaded.priorsToSave)
                             return
                         }
@@ -455,8 +461,8 @@ public final class ModelRepository {
         }
         let (models, priors) = state ?? ([:], [:])
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
-                        deviceIDs: names.deviceIDs, rewind: { [self] in try model(of: $0, before: $1) },
-                        catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, time: $5, inclusive: $6) },
+                        deviceIDs: names.deviceIDs, priorTags: priorTags, rewind: { [self] in try model(of: $0, before: $1) },
+                        catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, priorTag: $5, time: $6, inclusive: $7) },
                         readHistory: { [store] device, time, body in
                             let limit = Int64((time * 1_000_000).rounded(.down)) + 1
                             try store.readTransaction { try store.deviceHistory(ofDevice: device, beforeMicros: limit, body) }
@@ -596,16 +602,18 @@ public final class ModelRepository {
     /// `nil` when any of it is damaged. `priorsToSave`: the priors computed, as rows to save
     /// when this repository saves.
     private func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) throws
-        -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord])?
+        -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64])?
     {
         let watermark = fold.watermark
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
+        var tags: [Int64: UInt64] = [:]
         var records: [Store.ModelStateRecord] = []
         for id in ids {
             if let cached = cache?.state(of: id, watermark: watermark) {
                 models[id] = cached.model
                 priors[id] = cached.prior
+                tags[id] = cached.priorTag
                 continue
             }
             // Decoded in place from SQLite's buffer: the state is never copied out whole.
@@ -626,9 +634,13 @@ public final class ModelRepository {
             models[id] = model
             priors[id] = prior
             // Decoded, a model takes about twice its encoded size; its prior less than that again.
-            cache?.keep(model, prior: prior, of: id, watermark: watermark, cost: 3 * size)
+            if let cache {
+                let tag = Self.priorTag(prior)
+                tags[id] = tag
+                cache.keep(model, prior: prior, priorTag: tag, of: id, watermark: watermark, cost: 3 * size)
+            }
         }
-        return ((models, priors), records)
+        return ((models, priors), records, tags)
     }
 
     /// The requested devices brought up to date in memory from their saved state and the

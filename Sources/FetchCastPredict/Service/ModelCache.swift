@@ -16,6 +16,7 @@ package final class ModelCache: Sendable {
     private struct Entry {
         var model: DeviceModel
         var prior: DevicePrior
+        var priorTag: UInt64
         var cost: Int
     }
 
@@ -38,16 +39,17 @@ package final class ModelCache: Sendable {
     }
 
     /// The cached state of a device read from the saved fold at `watermark`, if any.
-    func state(of device: Int64, watermark: Int64) -> (model: DeviceModel, prior: DevicePrior)? {
+    func state(of device: Int64, watermark: Int64) -> (model: DeviceModel, prior: DevicePrior, priorTag: UInt64)? {
         state.withLock { s in
             guard s.watermark == watermark, let entry = s.entries[device] else { return nil }
-            return (entry.model, entry.prior)
+            return (entry.model, entry.prior, entry.priorTag)
         }
     }
 
     /// Keeps a device's state read from the saved fold at `watermark`.
     /// - Parameter cost: About how many bytes the state takes (its encoded size will do).
-    func keep(_ model: DeviceModel, prior: DevicePrior, of device: Int64, watermark: Int64, cost: Int) {
+    /// - Parameter priorTag: ``ModelRepository/priorTag(_:)`` of `prior`.
+    func keep(_ model: DeviceModel, prior: DevicePrior, priorTag: UInt64, of device: Int64, watermark: Int64, cost: Int) {
         state.withLock { s in
             if watermark != s.watermark {
                 guard watermark > s.watermark else { return }  // a reader of an older snapshot
@@ -64,7 +66,7 @@ package final class ModelCache: Sendable {
                 s.order.removeFirst(s.head)
                 s.head = 0
             }
-            s.entries[device] = Entry(model: model, prior: prior, cost: cost)
+            s.entries[device] = Entry(model: model, prior: prior, priorTag: priorTag, cost: cost)
             s.order.append(device)
             s.bytes += cost
         }
