@@ -163,10 +163,10 @@ public final class ModelRepository {
         let limit = Int64((time * 1_000_000).rounded(.up))
         var learner = FleetLearner<Int64>(configuration: configuration)
         try store.readTransaction {
-            try store.scanEvents(afterID: 0, devices: device...device) { e in
+            try forEachEvent(afterID: 0, devices: device...device) { e in
                 // State rows describe the device, not its use: the model never sees them.
                 guard e.timeMicros < limit, e.kind != .state else { return }
-                learner.observe(Self.event(e), device: e.device)
+                learner.observe(Self.event(e), device: Self.device(of: e))
             }
         }
         return learner.models[device]
@@ -663,10 +663,11 @@ public final class ModelRepository {
         var learner = FleetLearner(configuration: configuration, everyone: everyone, models: saved)
         let wanted = Set(ids)
         var folded = 0
-        try store.scanEvents(afterID: watermark, devices: first...last) { e in
-            guard e.device.map(wanted.contains) ?? true else { return }
+        try forEachEvent(afterID: watermark, devices: first...last) { e in
+            let device = Self.device(of: e)
+            guard device.map(wanted.contains) ?? true else { return }
             folded += 1
-            learner.observe(Self.event(e), device: e.device)
+            learner.observe(Self.event(e), device: device)
         }
         var priors: [Int64: DevicePrior] = [:]
         for (id, model) in learner.models {
@@ -745,12 +746,13 @@ public final class ModelRepository {
             if !complete { for id in models.keys.sorted() { learner.unpool(PopulationSums(model: models[id]!, name: name)) } }
             let first = batch.startIndex == 0
             let range = batch.first.map { $0...batch.last! } ?? (0...0)  // device ids start at 1
-            try store.scanEvents(afterID: watermark, devices: range) { e in
+            try forEachEvent(afterID: watermark, devices: range) { e in
                 // State rows describe the device, not its use: the model never sees them.
                 guard e.kind != .state else { return }
+                let device = Self.device(of: e)
                 // Every batch sees the publishes to every device; they count once.
-                if e.device != nil || first { folded += 1 }
-                learner.observe(Self.event(e), device: e.device)
+                if device != nil || first { folded += 1 }
+                learner.observe(Self.event(e), device: device)
             }
             var records: [Store.ModelStateRecord] = []
             for id in learner.models.keys.sorted() {

@@ -59,23 +59,31 @@ public enum PriorBuilder {
     {
         let symbols = SymbolTable()
         var learner = FleetLearner<Int32>(configuration: ModelConfiguration(tau: tau))
-        var batch: [EncodedEvent] = []
         var hashes: [String] = []
+        // Names as known to this thread (the source interns them on its own).
+        var names: [String] = []
         for path in traces {
-            let reader = try TraceReader(path: path, symbols: symbols, options: options)
-            defer { hashes.append(reader.sha256) }
-            while try reader.next(into: &batch) {
-                for e in batch where e.kind != .state {
-                    let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
-                    if e.device == EncodedEvent.everyDevice {
-                        learner.observe(event, device: nil)
-                    } else if devices?.contains(symbols.name(e.device)) ?? true {
-                        learner.observe(event, device: e.device)
+            let source = EventSource(try TraceReader(path: path, symbols: symbols, options: options), batchSize: 8192, capacity: 4)
+            read: while true {
+                switch source.next() {
+                case .batch(let batch):
+                    names += batch.newNames
+                    for e in batch.events where e.kind != .state {
+                        let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
+                        if e.device == EncodedEvent.everyDevice {
+                            learner.observe(event, device: nil)
+                        } else if devices?.contains(names[Int(e.device)]) ?? true {
+                            learner.observe(event, device: e.device)
+                        }
                     }
+                case .end(let trace):
+                    hashes.append(trace.sha256)
+                    break read
+                case .failure(let error):
+                    throw error
                 }
-                batch.removeAll(keepingCapacity: true)
             }
         }
-        return (learner, symbols.allNames, hashes)
+        return (learner, names, hashes)
     }
 }

@@ -126,7 +126,7 @@ struct TraceScan {
         } catch {
             throw .trace(error)
         }
-        let parser = EventSource(reader: reader, batchSize: 4096, capacity: 8)
+        let parser = EventSource(reader, batchSize: 4096, capacity: 8)
         var count: Int64 = 0
         var lastReport: Int64 = 0
         while true {
@@ -158,20 +158,29 @@ struct TraceScan {
         while names.count < symbols.count { names.append(symbols.name(Int32(names.count))) }
     }
 
+    /// Reads the store's time-ordered scan through an ``EventSource``; `--devices` is applied
+    /// by the store's query (publishes to every device are kept), so other devices' rows are
+    /// never read out.
     private mutating func readStore(_ store: Store) throws(EvaluationError) {
         func fail(_ error: StoreError) -> EvaluationError { .store(error.description) }
         let scan: TimeOrderedScan
-        do { scan = try store.timeOrderedScan(symbols: symbols) } catch { throw fail(error) }
-        defer { scan.close() }
+        do { scan = try store.timeOrderedScan(symbols: symbols, devices: options.devices) } catch { throw fail(error) }
         for f in scan.files { inputs.append(InputDigest(path: f.name, sha256: f.sha256, events: f.rows)) }
-        var batch: [EncodedEvent] = []
-        batch.reserveCapacity(8192)
+        // Every name was interned when the scan opened, before its thread starts.
+        syncNames()
+        let source = EventSource(scan, batchSize: 8192, capacity: 8)
         while true {
-            let file: String?
-            do { file = try scan.next(into: &batch, maxCount: 8192) } catch { throw fail(error) }
-            guard let file else { return }
-            syncNames()
-            try consume(batch, file: file)
+            switch source.next() {
+            case .batch(let batch):
+                do {
+                    try consume(batch.events, file: batch.file ?? "store")
+                } catch {
+                    source.cancel()
+                    throw error
+                }
+            case .end: return
+            case .failure(let error): throw fail(error)
+            }
         }
     }
 

@@ -69,7 +69,7 @@ public final class Ingestor {
             }
             knownHash = hash
         }
-        var source: EventSource?
+        var source: EventSource<TraceReader>?
         func drain() {
             source?.cancel()
             source = nil
@@ -106,7 +106,7 @@ public final class Ingestor {
                 var finalBytes: Int64 = 0
                 var format: TraceFormat?
                 var gzip = false
-                let parser = EventSource(reader: reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
+                let parser = EventSource(reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
                 source = parser
                 receive: while true {
                     switch parser.next() {

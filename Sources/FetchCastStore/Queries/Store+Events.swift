@@ -25,30 +25,6 @@ package struct StoredEvent: Sendable, Hashable {
 }
 
 extension Store {
-    /// Calls `body` for every event with id greater than `afterID`, in id order (ingest order).
-    /// - Complexity: O(events after `afterID`), streaming.
-    package func scanEvents(afterID: Int64 = 0, _ body: (StoredEvent) throws -> Void) throws {
-        try scanEvents(afterID: afterID, devices: nil, body)
-    }
-
-    /// Calls `body` for every event with id greater than `afterID` whose device id is in
-    /// `devices` or that has no device (a publish to every device), in id order; every event
-    /// when `devices` is `nil`.
-    /// - Complexity: O(events after `afterID`) read by SQLite, streaming; `body` is called
-    ///   only for the matching ones.
-    package func scanEvents(afterID: Int64, devices: ClosedRange<Int64>?, _ body: (StoredEvent) throws -> Void) throws {
-        let columns = "SELECT \(Self.storedEventColumns) FROM event_log"
-        let s: Statement
-        if let devices {
-            s = try connection.prepare(columns + " WHERE id > ? AND (device_id IS NULL OR device_id BETWEEN ? AND ?) ORDER BY id")
-            try s.bind([.integer(afterID), .integer(devices.lowerBound), .integer(devices.upperBound)])
-        } else {
-            s = try connection.prepare(columns + " WHERE id > ? ORDER BY id")
-            try s.bind([.integer(afterID)])
-        }
-        while try s.step() { try body(try storedEvent(s)) }
-    }
-
     /// The columns ``storedEvent(_:)`` reads, in its order.
     static let storedEventColumns =
         "id, time_us, utc_offset_s, device_id, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power"

@@ -1,0 +1,25 @@
+import FetchCastModel
+import FetchCastStore
+import FetchCastTrace
+
+extension ModelRepository {
+    /// Calls `body` for each event with id greater than `afterID` of the devices in `devices`
+    /// and each publish to every device, in id order: the store's id-ordered scan read through
+    /// an ``EventSource`` (on the source's thread), inside the caller's transaction. The store
+    /// is not touched again until the scan has ended or stopped.
+    /// - Complexity: O(events after `afterID`) read by SQLite, streaming.
+    func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ body: (EncodedEvent) throws -> Void) throws {
+        let source = EventSource(try store.idOrderedScan(afterID: afterID, devices: devices), batchSize: 4096, capacity: 4)
+        _ = try source.forEachBatch { batch in
+            for e in batch.events { try body(e) }
+        }
+    }
+
+    /// A stored event (numbered with the store's ids) as the model sees it.
+    static func event(_ e: EncodedEvent) -> DeviceEvent {
+        DeviceEvent(time: Double(e.timeMicros) / 1_000_000, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
+    }
+
+    /// The device id (`devices.id`) of a stored event; `nil` for a publish to every device.
+    static func device(of e: EncodedEvent) -> Int64? { e.device == EncodedEvent.everyDevice ? nil : Int64(e.device) }
+}
