@@ -31,15 +31,16 @@ fi
 build=.build-fuzz
 mkdir -p "$build/corpus" "$build/crashes"
 binary="$build/trace-reader-fuzz"
-sources=(Fuzz/TraceReaderFuzz.swift Fuzz/Crypto/SHA256Stub.swift $(find Sources/FetchCastCore Sources/FetchCastTrace Sources/CZlib -type f | sort))
+sources=(Fuzz/TraceReaderFuzz.swift Fuzz/Crypto/SHA256Stub.swift Sources/FetchCastBench/HandWrittenSHA256.swift $(find Sources/FetchCastCore Sources/FetchCastTrace Sources/CZlib -type f | sort))
 stamp="$build/sources.sha256"
 if [[ ! -x "$binary" ]] || ! sha256sum "${sources[@]}" scripts/fuzz.sh | cmp -s - "$stamp"; then
     echo "== building $binary (swiftc -sanitize=fuzzer,address)" >&2
     flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name fetchcast -I "$build" -I Sources/CZlib)
     # One module at a time, as SwiftPM would: FetchCastTrace re-exports FetchCastCore. Its
-    # SHA-256 comes from swift-crypto; the fuzz build links a stand-in (Fuzz/Crypto/).
+    # SHA-256 comes from swift-crypto; the fuzz build links a stand-in (Fuzz/Crypto/): the
+    # hand-written SHA-256 that `fetchcast bench sha256` checks against swift-crypto.
     swiftc "${flags[@]}" -wmo -module-name Crypto -emit-module -emit-module-path "$build/Crypto.swiftmodule" \
-        -c Fuzz/Crypto/SHA256Stub.swift -o "$build/Crypto.o"
+        -c Fuzz/Crypto/SHA256Stub.swift Sources/FetchCastBench/HandWrittenSHA256.swift -o "$build/Crypto.o"
     swiftc "${flags[@]}" -wmo -module-name FetchCastCore -emit-module -emit-module-path "$build/FetchCastCore.swiftmodule" \
         -c $(find Sources/FetchCastCore -name '*.swift' | sort) -o "$build/FetchCastCore.o"
     swiftc "${flags[@]}" -wmo -module-name FetchCastTrace -emit-module -emit-module-path "$build/FetchCastTrace.swiftmodule" \
