@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs independent per-device jobs on a fixed number of threads; each result lands in its own
 /// slot, so the outcome does not depend on scheduling.
@@ -23,15 +24,14 @@ enum DevicePool {
 }
 
 /// A shared job counter.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+private final class Counter: Sendable {
+    private let value = Mutex(0)
     func take(limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard value < limit else { return nil }
-        value += 1
-        return value - 1
+        value.withLock { v in
+            guard v < limit else { return nil }
+            v += 1
+            return v - 1
+        }
     }
 }
 
