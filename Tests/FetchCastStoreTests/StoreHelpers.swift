@@ -12,9 +12,11 @@ extension Store {
         try Ingestor(store: self, options: .init(skipInvalid: skipInvalid, onReject: onReject, now: fixedNow)).ingest(path: path)
     }
 
-    /// Every row of every table, each as `quote(col)|quote(col)…`, for before/after comparisons.
+    /// Every row of every table, each as `quote(col)|quote(col)…`, and the schema (tables,
+    /// indexes, views as SQLite keeps them), for before/after comparisons.
     func dump() throws -> [String: [String]] {
         var out: [String: [String]] = [:]
+        out["(schema)"] = try rows("SELECT type || '|' || name || '|' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name")
         let tables = try rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         for table in tables {
             let columns = try rows("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")

@@ -7,6 +7,11 @@ enum Schema {
     /// The version this build writes.
     static let currentVersion: Int64 = 4
 
+    /// The index a plan reads a device's history through (created by migration 4; a large
+    /// ingest drops it and builds it again, ``Ingestor``).
+    static let historyIndex = "event_log_device_time"
+    static let createHistoryIndex = "CREATE INDEX IF NOT EXISTS event_log_device_time ON event_log(device_id, time_us)"
+
     /// The statements that bring a store from version `index` to `index + 1`.
     static let migrations: [String] = [
         // 0 → 1: events, names, files, per-file aggregates, model state, the events view.

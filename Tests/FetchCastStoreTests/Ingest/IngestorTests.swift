@@ -214,4 +214,46 @@ struct IngestorTests {
         #expect(try reopened.stats().events == 1)
         #expect(try reopened.eventRows().count == 1)
     }
+
+    /// A file about as large as the store or larger goes in without the history index, which
+    /// is built again before the commit; a small file into a large store keeps it. Either way the
+    /// index is there after, plans read through it, and a failed ingest leaves it as it was.
+    @Test func rebuildsTheHistoryIndexOnlyForAFileAsLargeAsTheStore() throws {
+        let temp = try TemporaryStore()
+        let store = try temp.open()
+        let ingestor = Ingestor(store: store, options: .init(now: fixedNow))
+        #expect(try ingestor.rebuildsHistoryIndex(bytes: 80, gzip: false), "an empty store")
+        #expect(try !ingestor.rebuildsHistoryIndex(bytes: nil, gzip: false), "standard input: size unknown")
+        let rows = (0..<2_000).map { "2013-11-09T22:\(String(format: "%02d", $0 / 60 % 60)):\(String(format: "%02d", $0 % 60))Z,d\($0 % 7),com.a,launch,,,\n" }
+        try store.ingest(try temp.write("big.csv", header + rows.joined()))
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_log'") == [Schema.historyIndex])
+        var plan: [String] = []
+        do {
+            let explain = try store.connection.prepare("EXPLAIN QUERY PLAN SELECT id FROM event_log WHERE device_id = 1 AND time_us < 5")
+            while try explain.step() { plan.append(explain.text(3)) }
+        }
+        #expect(plan.contains { $0.contains(Schema.historyIndex) }, "\(plan)")
+        #expect(try !ingestor.rebuildsHistoryIndex(bytes: 80 * 1_000, gzip: false), "1,000 rows into 2,000")
+        #expect(try ingestor.rebuildsHistoryIndex(bytes: 16 * 2_000, gzip: true), "2,000 gzipped rows into 2,000")
+        var history: [Int64] = []
+        try store.deviceHistory(ofDevice: 1, beforeMicros: .max) { history.append($0.timeMicros) }
+        #expect(history.count == 2_000 / 7 + 1 && history == history.sorted())
+
+        // A bad row at the end of a file that would rebuild it: the store, index included, as before.
+        let before = try store.dump()
+        let bad = try temp.write("bad.csv", header + rows.joined() + rows.joined() + "2013-11-09T23:00:00Z,d1,com.a,wave,,,\n")
+        #expect(throws: TraceError.self) { try store.ingest(bad) }
+        #expect(try store.dump() == before)
+
+        // With a statement of the connection still reading, the index cannot be dropped: the
+        // file goes in through it.
+        let reading = try store.connection.prepare("SELECT id FROM event_log")
+        #expect(try reading.step())
+        let again = try temp.write("again.csv", header + String(repeating: rows.joined(), count: 5))
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: again)[.size] as! Int)
+        #expect(try ingestor.rebuildsHistoryIndex(bytes: size, gzip: false), "large enough to rebuild, were it not for the reader")
+        try store.ingest(again)
+        #expect(try store.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_log'") == [Schema.historyIndex])
+        _ = reading
+    }
 }
