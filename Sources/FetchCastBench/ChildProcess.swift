@@ -6,16 +6,16 @@ import Darwin
 import FetchCastStore
 
 /// Runs a program and measures it: wall time and the child's peak resident memory.
-public struct ChildRun: Sendable {
+package struct ChildRun: Sendable {
     /// Exit status (or 128 + signal).
-    public var status: Int32
+    package var status: Int32
     /// Wall-clock seconds.
-    public var seconds: Double
+    package var seconds: Double
     /// Peak resident set of the child, in KiB (from `wait4`).
-    public var maxRSSKiB: Int
+    package var maxRSSKiB: Int
 }
 
-public enum ChildProcess {
+package enum ChildProcess {
     /// Runs `argv` with stdout/stderr sent to /dev/null unless `inheritOutput`.
     static func run(_ argv: [String], inheritOutput: Bool = false) -> ChildRun {
         var pid: pid_t = 0
@@ -58,5 +58,5 @@ public enum ChildProcess {
 
 extension ChildProcess {
     /// The path of the running executable (for benchmarks that run `fetchcast` as a child).
-    public static var currentExecutablePath: String { currentExecutable() }
+    package static var currentExecutablePath: String { currentExecutable() }
 }

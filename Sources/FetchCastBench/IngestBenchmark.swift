@@ -11,20 +11,20 @@ import FetchCastTrace
 /// Reference: `zcat trace | sqlite3 db ".import"` into a plain 7-column table (text, no
 /// parsing, no validation). Ours: the `fetchcast ingest` binary, process start included.
 /// Both write to a fresh database in the same directory. The ratio is reference time / ours.
-public enum IngestBenchmark {
+package enum IngestBenchmark {
     /// One size's measurements.
-    public struct Row: Sendable {
-        public var rows: Int
-        public var traceBytes: Int64
-        public var zcat: ChildRun
-        public var sqliteImport: ChildRun
-        public var fetchcast: ChildRun
+    package struct Row: Sendable {
+        package var rows: Int
+        package var traceBytes: Int64
+        package var zcat: ChildRun
+        package var sqliteImport: ChildRun
+        package var fetchcast: ChildRun
         /// sqlite3 import time / fetchcast time: above 1 means fetchcast is faster.
-        public var speedup: Double { sqliteImport.seconds / max(fetchcast.seconds, 1e-9) }
+        package var speedup: Double { sqliteImport.seconds / max(fetchcast.seconds, 1e-9) }
     }
 
     /// Runs the benchmark for each size; writes progress lines to `log`.
-    public static func run<Log: TextOutputStream>(
+    package static func run<Log: TextOutputStream>(
         sizes: [Int], directory: String, executable: String, repeats: Int, log: inout Log
     ) throws -> [Row] {
         var rows: [Row] = []

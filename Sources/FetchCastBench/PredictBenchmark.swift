@@ -10,30 +10,30 @@ import FetchCastTrace
 
 /// `predict` latency: whole CLI calls (process start included) against a `sqlite3` shell call
 /// on the same store measured in the same run, and the in-process query's percentiles.
-public enum PredictBenchmark {
+package enum PredictBenchmark {
     /// The measurements.
-    public struct Result: Sendable {
-        public var events: Int64
-        public var device: String
-        public var cliMedian: Double
-        public var cliP95: Double
-        public var sqliteMedian: Double
+    package struct Result: Sendable {
+        package var events: Int64
+        package var device: String
+        package var cliMedian: Double
+        package var cliP95: Double
+        package var sqliteMedian: Double
         /// The in-process query for one device — load its state from the store, decode it,
         /// plan and explain — as `predict` runs it (seconds).
-        public var queryP50: Double
-        public var queryP99: Double
-        public var planP99: Double
+        package var queryP50: Double
+        package var queryP99: Double
+        package var planP99: Double
         /// In-process query samples taken.
-        public var querySamples: Int
+        package var querySamples: Int
 
         /// The targets (issue 4): the in-process query's p99, and a whole CLI call.
-        public static let queryP99Target = 0.001
-        public static let cliTarget = 0.050
+        package static let queryP99Target = 0.001
+        package static let cliTarget = 0.050
 
         /// p99 of the query over its target: at most 1 meets it.
-        public var queryP99OfTarget: Double { queryP99 / Self.queryP99Target }
+        package var queryP99OfTarget: Double { queryP99 / Self.queryP99Target }
         /// A CLI call's p95 over its target: at most 1 meets it.
-        public var cliP95OfTarget: Double { cliP95 / Self.cliTarget }
+        package var cliP95OfTarget: Double { cliP95 / Self.cliTarget }
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -43,7 +43,7 @@ public enum PredictBenchmark {
     }
 
     /// Ingests `trace` into a fresh store in `directory`, folds the model once, then measures.
-    public static func run<Log: TextOutputStream>(trace: String, directory: String, executable: String, calls: Int, log: inout Log) throws -> Result {
+    package static func run<Log: TextOutputStream>(trace: String, directory: String, executable: String, calls: Int, log: inout Log) throws -> Result {
         let db = directory + "/predict-bench.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
         defer { for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) } }
@@ -98,10 +98,10 @@ public enum PredictBenchmark {
 
 /// Per-event model update cost as history grows: if updates are O(1) in history, the cost per
 /// event at 10 M events equals the cost at 1 M.
-public enum ModelUpdateBenchmark {
+package enum ModelUpdateBenchmark {
     /// Nanoseconds per `observe` just before each checkpoint: the fastest of five sub-windows
     /// of the last `window` events.
-    public static func run<Log: TextOutputStream>(checkpoints: [Int], window: Int = 200_000, log: inout Log) -> [(events: Int, nanosPerEvent: Double)] {
+    package static func run<Log: TextOutputStream>(checkpoints: [Int], window: Int = 200_000, log: inout Log) -> [(events: Int, nanosPerEvent: Double)] {
         var model = DeviceModel()
         var rng = SeededGenerator(seed: 7)
         var t = 1_700_000_000.0

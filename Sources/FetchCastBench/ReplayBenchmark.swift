@@ -8,19 +8,19 @@ import FetchCastTrace
 
 /// `fetchcast evaluate --policies interval` against `zcat` over the same gzip trace, side by side
 /// in one run (process start included). The target: replay at ≥ 0.5× zcat's speed.
-public enum ReplayBenchmark {
+package enum ReplayBenchmark {
     /// One size's measurements.
-    public struct Row: Sendable {
-        public var rows: Int
-        public var traceBytes: Int64
-        public var zcat: ChildRun
-        public var fetchcast: ChildRun
+    package struct Row: Sendable {
+        package var rows: Int
+        package var traceBytes: Int64
+        package var zcat: ChildRun
+        package var fetchcast: ChildRun
         /// zcat time / fetchcast time: fetchcast's speed as a fraction of zcat's (target ≥ 0.5).
-        public var speedVsZcat: Double { zcat.seconds / max(fetchcast.seconds, 1e-9) }
+        package var speedVsZcat: Double { zcat.seconds / max(fetchcast.seconds, 1e-9) }
     }
 
     /// Runs the benchmark for each size; writes progress lines to `log`.
-    public static func run<Log: TextOutputStream>(
+    package static func run<Log: TextOutputStream>(
         sizes: [Int], directory: String, executable: String, repeats: Int, log: inout Log
     ) throws -> [Row] {
         var rows: [Row] = []

@@ -4,24 +4,24 @@ import FetchCastTrace
 /// `fetchcast bench sha256`: FetchCast's content hash (swift-crypto) against the hand-written
 /// Swift SHA-256 it replaced, on the same bytes in the same run, fed in 256 KiB chunks as
 /// ``RawInput`` feeds it.
-public enum SHA256Benchmark {
+package enum SHA256Benchmark {
     /// One measurement.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Bytes hashed per run.
-        public var bytes: Int
+        package var bytes: Int
         /// Fastest run of swift-crypto, seconds.
-        public var swiftCrypto: Double
+        package var swiftCrypto: Double
         /// Fastest run of the hand-written implementation, seconds.
-        public var handWritten: Double
+        package var handWritten: Double
         /// How many times faster swift-crypto is (above 1: faster).
-        public var speedup: Double { handWritten / max(swiftCrypto, 1e-9) }
+        package var speedup: Double { handWritten / max(swiftCrypto, 1e-9) }
     }
 
     /// Hashes `megabytes` MiB of seeded bytes with each implementation `repeats` times.
     /// - Throws: ``TraceError`` when the two digests differ (the benchmark would compare
     ///   different work).
     /// - Complexity: O(megabytes × repeats).
-    public static func run(megabytes: Int, repeats: Int) throws -> Result {
+    package static func run(megabytes: Int, repeats: Int) throws -> Result {
         var state: UInt64 = 0x5EED
         let bytes = (0..<(megabytes << 20)).map { _ -> UInt8 in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

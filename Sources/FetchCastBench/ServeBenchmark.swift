@@ -17,78 +17,78 @@ import Synchronization
 /// from concurrent keep-alive clients to a `fetchcast serve` child process (latency
 /// percentiles, requests/s); a `GET /v1/plans` sweep over every device; the server's peak RSS;
 /// and `POST /v1/events` of a large gzip trace against `fetchcast ingest` of the same file.
-public enum ServeBenchmark {
+package enum ServeBenchmark {
     /// What to measure.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// A real trace to ingest first (skipped when `nil`).
-        public var trace: String?
+        package var trace: String?
         /// Devices of the synthetic fleet.
-        public var fleetDevices = 10_000
+        package var fleetDevices = 10_000
         /// Rows of the synthetic fleet's trace.
-        public var fleetRows = 1_000_000
+        package var fleetRows = 1_000_000
         /// Rows of the trace posted and ingested.
-        public var ingestRows = 500_000
+        package var ingestRows = 500_000
         /// Concurrent keep-alive HTTP clients.
-        public var clients = 32
+        package var clients = 32
         /// Seconds each rate is measured for.
-        public var seconds = 5.0
+        package var seconds = 5.0
 
         /// Creates options with the sizes.
-        public init() {}
+        package init() {}
     }
 
     /// What was measured.
-    public struct Result: Sendable {
-        public var devices = 0
-        public var events: Int64 = 0
-        public var foldSeconds = 0.0
-        public var inProcessThreads = 0
-        public var inProcessPlansPerSecond = 0.0
-        public var httpRequests = 0
-        public var httpErrors = 0
-        public var httpRequestsPerSecond = 0.0
+    package struct Result: Sendable {
+        package var devices = 0
+        package var events: Int64 = 0
+        package var foldSeconds = 0.0
+        package var inProcessThreads = 0
+        package var inProcessPlansPerSecond = 0.0
+        package var httpRequests = 0
+        package var httpErrors = 0
+        package var httpRequestsPerSecond = 0.0
         /// Wall-clock seconds of the HTTP load.
-        public var httpSeconds = 0.0
+        package var httpSeconds = 0.0
         /// CPU seconds the server spent during the HTTP load.
-        public var serverCPUSeconds = 0.0
+        package var serverCPUSeconds = 0.0
         /// CPU seconds the load generator (this process) spent during the HTTP load.
-        public var loadCPUSeconds = 0.0
-        public var p50 = 0.0
-        public var p99 = 0.0
-        public var p999 = 0.0
+        package var loadCPUSeconds = 0.0
+        package var p50 = 0.0
+        package var p99 = 0.0
+        package var p999 = 0.0
         /// Devices of the warm pass: asked again, at the same instants, after the cold load.
-        public var warmDevices = 0
-        public var warmRequestsPerSecond = 0.0
-        public var warmP50 = 0.0
-        public var warmP99 = 0.0
-        public var warmP999 = 0.0
-        public var sweepRecords = 0
-        public var sweepSeconds = 0.0
-        public var serverPeakRSSKiB = 0
-        public var ingestEvents: Int64 = 0
+        package var warmDevices = 0
+        package var warmRequestsPerSecond = 0.0
+        package var warmP50 = 0.0
+        package var warmP99 = 0.0
+        package var warmP999 = 0.0
+        package var sweepRecords = 0
+        package var sweepSeconds = 0.0
+        package var serverPeakRSSKiB = 0
+        package var ingestEvents: Int64 = 0
         /// `POST /v1/events` of one row on the benchmark's store.
-        public var smallPostSeconds = 0.0
+        package var smallPostSeconds = 0.0
         /// The plan of that row's device asked right after.
-        public var planAfterPostSeconds = 0.0
+        package var planAfterPostSeconds = 0.0
         /// Another device's plan asked right after that.
-        public var otherPlanAfterPostSeconds = 0.0
-        public var cliIngestSeconds = 0.0
-        public var postSeconds = 0.0
+        package var otherPlanAfterPostSeconds = 0.0
+        package var cliIngestSeconds = 0.0
+        package var postSeconds = 0.0
 
         /// HTTP throughput over the in-process plan rate (target: at least 0.5).
-        public var throughputRatio: Double { httpRequestsPerSecond / max(inProcessPlansPerSecond, 1e-9) }
+        package var throughputRatio: Double { httpRequestsPerSecond / max(inProcessPlansPerSecond, 1e-9) }
         /// The server's share of the machine's CPU during the HTTP load (1 = every core).
-        public var serverCPUShare: Double { serverCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
+        package var serverCPUShare: Double { serverCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
         /// The load generator's share of the machine's CPU during the HTTP load.
-        public var loadCPUShare: Double { loadCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
+        package var loadCPUShare: Double { loadCPUSeconds / max(httpSeconds * Double(max(inProcessThreads, 1)), 1e-9) }
         /// POST events/s over `fetchcast ingest` events/s (target: at least 0.7).
-        public var ingestRatio: Double { cliIngestSeconds / max(postSeconds, 1e-9) }
+        package var ingestRatio: Double { cliIngestSeconds / max(postSeconds, 1e-9) }
     }
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// Runs the benchmark in `directory` (left with its stores and traces for inspection).
-    public static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) throws -> Result {
+    package static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) throws -> Result {
         var result = Result()
         let store = directory + "/serve-bench.sqlite"
         let fleet = directory + "/fleet.csv.gz"
