@@ -135,7 +135,7 @@ public final class ModelRepository {
             of device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, before time: Double,
             inclusive: Bool = false
         ) throws -> LearnedPolicy? {
-            try catchUp?(device, apps, configuration, model, prior(for: device), priors[device] == nil ? nil : priorTags[device], time, inclusive)
+            try catchUp?(device, apps, configuration, model, prior(for: device), priorTags[device], time, inclusive)
         }
 
         /// The device's conditions at `time`: each field as the latest `state` row at or before
@@ -230,21 +230,23 @@ public final class ModelRepository {
         defer { if let toSave { save(toSave, key: key, priorTag: tag) } }
         return try store.readTransaction {
             let watermark = try store.lastEventID()
-            func usable(_ kept: CaughtUp?, tag keptTag: UInt64?) throws -> CaughtUp? {
-                guard let kept, kept.limitMicros <= limit else { return nil }
-                if keptTag == tag, try stillCaughtUp(device, watermark: kept.watermark, limitMicros: kept.limitMicros, last: watermark) {
-                    return kept
-                }
+            func usable(limitMicros: Int64, watermark keptWatermark: Int64, tag keptTag: UInt64?) throws -> Bool {
+                guard limitMicros <= limit else { return false }
+                if keptTag == tag { return try stillCaughtUp(device, watermark: keptWatermark, limitMicros: limitMicros, last: watermark) }
                 // Saved without a prior tag (an older fetchcast): only as of this very store.
-                return keptTag == nil && kept.watermark == watermark ? kept : nil
+                return keptTag == nil && keptWatermark == watermark
             }
             let cached = schedulerCache.entry(key)
             var state: CaughtUp
-            if let kept = try usable(cached?.caughtUp, tag: cached?.priorTag) {
+            if let kept = cached?.caughtUp, try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
                 state = kept
                 schedulersReused += 1
-            } else if let saved = saved(key, prior: prior), let kept = try usable(saved.caughtUp, tag: saved.priorTag) {
-                state = kept
+            } else if let saved = saved(key), try usable(limitMicros: saved.limitMicros, watermark: saved.watermark, tag: saved.priorTag),
+                      let scheduler = try? LearnedPolicy(restoring: saved.scheduler, prior: prior) {
+                // Restored (the costly part) only once it is known to be usable.
+                state = CaughtUp(
+                    scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: saved.watermark,
+                    seen: saved.seen)
                 schedulersReused += 1
             } else {
                 state = CaughtUp(
@@ -321,16 +323,25 @@ public final class ModelRepository {
         var priorTag: UInt64?
     }
 
-    /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call)
-    /// with the tag of its prior, `nil` when none is saved or it cannot be read.
-    private func saved(_ key: SchedulerKey, prior: DevicePrior) -> (caughtUp: CaughtUp, priorTag: UInt64?)? {
+    /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
+    /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.
+    private func saved(_ key: SchedulerKey) -> SavedScheduler? {
         guard let record = try? store.modelState(key: storageKey(key)),
-              let saved = try? JSONDecoder().decode(SavedCaughtUp.self, from: Data(record.state)),
-              let scheduler = try? LearnedPolicy(restoring: Array(saved.scheduler), prior: prior)
+              let saved = try? JSONDecoder().decode(SavedCaughtUp.self, from: Data(record.state))
         else { return nil }
-        let caughtUp = CaughtUp(
-            scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen)
-        return (caughtUp, saved.priorTag)
+        return SavedScheduler(
+            conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen,
+            priorTag: saved.priorTag, scheduler: Array(saved.scheduler))
+    }
+
+    /// A saved ``CaughtUp`` as read, before its scheduler is restored.
+    private struct SavedScheduler {
+        var conditions: DeviceConditions
+        var limitMicros: Int64
+        var watermark: Int64
+        var seen: Bool
+        var priorTag: UInt64?
+        var scheduler: [UInt8]
     }
 
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds;

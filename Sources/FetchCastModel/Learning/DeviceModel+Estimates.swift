@@ -53,9 +53,10 @@ extension DeviceModel {
 
     /// P(a session of `app` starts in `(from, to]`), from the hour-of-week rates.
     public func sessionProbability(app: Int32, from start: Double, to end: Double, now: Double, prior: DevicePrior) -> Double {
+        let terms = sessionRateTerms(app: app, now: now, prior: prior)
         var expected = 0.0
         HourOfWeek.spread(from: start, to: end, offset: lastOffset) { slot, seconds in
-            expected += sessionRate(app: app, slot: slot, now: now, prior: prior) * seconds / 3600
+            expected += terms.rate(slot, of: self, prior: prior) * seconds / 3600
         }
         return 1 - exp(-expected)
     }
