@@ -72,6 +72,12 @@ public final class ModelRepository {
     /// service's readers); `nil`: every answer reads and decodes the device's saved state.
     package var cache: ModelCache?
 
+    /// How much the store's events must grow since the prior epoch, as a share of its events,
+    /// for a fold to start a new one (a quarter; 0: every fold that adds events, as before
+    /// epochs). Between epochs a device's prior stays as it was, so schedulers caught up for it
+    /// stay exact while other devices post events (``ModelRepository/startsEpoch(after:last:complete:growth:)``).
+    package var priorEpochGrowth = 0.25
+
     /// Device models a fold holds in memory at once (the first fold of a large store would
     /// otherwise hold every device's model: about 400 KB each). Results do not depend on it.
     public var foldBatchSize = 256
@@ -405,21 +411,19 @@ public final class ModelRepository {
                     priorTags = loaded.priorTags
                 }
             } else if !savesFolds, saved.watermark < last {
-                guard let population = try savedPopulation(watermark: saved.watermark) else { return }
-                if let current = try foldInMemory(ids, after: saved.watermark, population: population, appNames: names.apps) {
+                guard let epoch = try priorEpoch(fold: saved) else { return }
+                if let current = try foldInMemory(ids, after: saved.watermark, epoch: epoch, appNames: names.apps) {
                     (state, folded) = (current.state, current.events)
                 }
             }
         }
-        // Priors computed from the sums are saved for the next call, if the fold they came from
-        // is still the saved one (else they are of no use); a store that cannot take them (read
+        // Priors computed from the epoch's sums are saved for the next call, if their epoch is
+        // still the saved one (else they are of no use); a store that cannot take them (read
         // only, full) is no error: the next call computes them again.
-        if !priorsToSave.isEmpty, savesFolds, let foldWatermark = priorsToSave.first.map({ $0.watermark }) {
+        if !priorsToSave.isEmpty, savesFolds, let epochWatermark = priorsToSave.first.map({ $0.watermark }) {
             do {
                 try store.writeTransaction {
-                    guard let current = try savedFold(), current.watermark == foldWatermark,
-                          priorsToSave.allSatisfy({ Self.sumsTag(ofPrior: $0.state) == current.tag })
-                    else { return }
+                    guard let current = try priorEpoch(fold: try savedFold()), current.watermark == epochWatermark else { return }
                     try store.saveModelStates(priorsToSave)
                 }
             } catch let error as StoreError where error.isWriteFailure {}
@@ -437,13 +441,23 @@ public final class ModelRepository {
                 var models: [Int64: DeviceModel] = [:]
                 var priors: [Int64: DevicePrior] = [:]
                 var records: [Store.ModelStateRecord] = []
+                // Unsaved (a store that cannot take the fold), a fold that starts an epoch is
+                // its own; within the epoch, the changed devices' saved models are still those
+                // the epoch pooled, the rest are unchanged.
+                let epoch = persist || !fold.startsEpoch ? try priorEpoch(fold: try savedFold()) : nil
                 for id in ids {
                     // Devices the fold did not change are as saved.
                     guard let model = try fold.models[id] ?? (fold.complete ? nil : loadModel(id)) else { continue }
                     models[id] = model
-                    let prior = Self.prior(of: model, pooledAs: model, in: fold.population, appNames: names.apps)
-                    priors[id] = prior
-                    if persist { records.append(Self.priorRecord(prior, of: id, watermark: last, tag: fold.tag)) }
+                    if let epoch {
+                        let saved = !persist && fold.models[id] != nil ? try loadModel(id) : model
+                        guard let (prior, record) = try epochPrior(of: id, model: model, saved: saved, epoch: epoch, appNames: names.apps)
+                        else { throw StoreError(path: store.path, message: "the saved population of the prior epoch is damaged; delete the store's model_state rows to fold again from the events") }
+                        priors[id] = prior
+                        if persist, let record { records.append(record) }
+                    } else {
+                        priors[id] = Self.prior(of: model, pooledAs: model, in: fold.population, appNames: names.apps)
+                    }
                 }
                 if persist { try store.saveModelStates(records) }
                 state = (models, priors)
@@ -513,7 +527,7 @@ public final class ModelRepository {
     /// The saved fold: its watermark (that of the whole saved state) and the tag of its sums
     /// (`nil` for a store saved before priors were kept: then none is read nor saved); `nil`
     /// when there is no saved fold.
-    private func savedFold() throws -> SavedFold? {
+    func savedFold() throws -> SavedFold? {
         try store.withModelState(key: Self.watermarkKey) { watermark, bytes in
             guard watermark > 0 else { return nil }
             return SavedFold(watermark: watermark, tag: bytes.count == 8 ? bytes.loadUnaligned(as: UInt64.self).littleEndian : nil)
@@ -521,7 +535,7 @@ public final class ModelRepository {
     }
 
     /// The watermark of a saved fold and the tag of its sums.
-    private struct SavedFold {
+    struct SavedFold {
         var watermark: Int64
         var tag: UInt64?
     }
@@ -545,42 +559,15 @@ public final class ModelRepository {
         }
     }
 
-    /// The sums' tag a saved prior row starts with.
-    static func sumsTag(ofPrior state: [UInt8]) -> UInt64? {
-        state.count >= 8 ? state.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian } : nil
-    }
-
-    /// A device's prior as saved: the sums' tag, then the prior.
+    /// A device's prior as saved: the key it is kept under (``priorKey(epoch:apps:)``), then the prior.
     static func priorRecord(_ prior: DevicePrior, of id: Int64, watermark: Int64, tag: UInt64) -> Store.ModelStateRecord {
         var state = withUnsafeBytes(of: tag.littleEndian, Array.init)
         state += prior.binaryEncoded()
         return Store.ModelStateRecord(key: Self.priorPrefix + String(id), watermark: watermark, state: state)
     }
 
-    /// The saved prior of a device if it was computed from the sums of this fold; `nil` when
-    /// missing, older or damaged.
-    private func savedPrior(of id: Int64, fold: SavedFold) throws -> DevicePrior? {
-        guard let tag = fold.tag else { return nil }
-        return try store.withModelState(key: Self.priorPrefix + String(id)) { watermark, bytes -> DevicePrior? in
-            guard watermark == fold.watermark, bytes.count >= 8, bytes.loadUnaligned(as: UInt64.self).littleEndian == tag else { return nil }
-            return try? DevicePrior(binary: UnsafeRawBufferPointer(rebasing: bytes[8...]))
-        } ?? nil
-    }
-
-    /// The saved population sums of the fold at `watermark`, indexed; `nil` when missing or
-    /// damaged. Decoded once per fold: kept in memory while the watermark stays.
-    private func savedPopulation(watermark: Int64) throws -> PopulationIndex? {
-        if let cached = populationCache, cached.watermark == watermark { return cached.population }
-        let decoded = try store.withModelState(key: Self.populationKey) { saved, bytes in
-            saved == watermark ? try? PopulationIndex(binary: bytes) : nil
-        }
-        guard let index = decoded ?? nil else { return nil }
-        populationCache = (watermark, index)
-        return index
-    }
-
-    /// The saved population sums, indexed, kept while the saved fold's watermark stays.
-    private var populationCache: (watermark: Int64, population: PopulationIndex)?
+    /// The prior epoch's population sums, indexed, kept while the epoch stays.
+    var epochPopulationCache: (tag: UInt64, population: PopulationIndex)?
 
     /// The saved population sums with every pair (what a fold updates), kept likewise.
     private var sumsCache: (watermark: Int64, sums: PopulationSums)?
@@ -609,13 +596,14 @@ public final class ModelRepository {
     }
 
     /// The saved state of these devices with their priors (from ``cache`` when it has them,
-    /// else the saved prior of this fold, else computed from the saved sums, read only then);
+    /// else the saved prior of this epoch, else computed from the epoch's sums, read only then);
     /// `nil` when any of it is damaged. `priorsToSave`: the priors computed, as rows to save
     /// when this repository saves.
     private func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) throws
         -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64])?
     {
         let watermark = fold.watermark
+        let epoch = try priorEpoch(fold: fold)
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var tags: [Int64: UInt64] = [:]
@@ -633,15 +621,10 @@ public final class ModelRepository {
                 size = bytes.count
                 return try? DeviceModel(binary: bytes)
             }) else { continue }
-            guard let model = decoded else { return nil }
-            let prior: DevicePrior
-            if let saved = try savedPrior(of: id, fold: fold) {
-                prior = saved
-            } else {
-                guard let population = try savedPopulation(watermark: watermark) else { return nil }
-                prior = Self.prior(of: model, pooledAs: model, in: population, appNames: appNames)
-                if savesFolds, let tag = fold.tag { records.append(Self.priorRecord(prior, of: id, watermark: watermark, tag: tag)) }
-            }
+            guard let model = decoded, let epoch,
+                  let (prior, record) = try epochPrior(of: id, model: model, saved: model, epoch: epoch, appNames: appNames)
+            else { return nil }
+            if savesFolds, let record { records.append(record) }
             models[id] = model
             priors[id] = prior
             // Decoded, a model takes about twice its encoded size; its prior less than that again.
@@ -655,10 +638,10 @@ public final class ModelRepository {
     }
 
     /// The requested devices brought up to date in memory from their saved state and the
-    /// events after `watermark`, nothing saved; their priors from the saved population (the
-    /// other devices as of the saved fold). `nil` when saved state is damaged.
+    /// events after `watermark`, nothing saved; their priors those of the saved fold's epoch.
+    /// `nil` when saved state is damaged.
     /// - Complexity: O(events after `watermark` read by SQLite + the devices' state).
-    private func foldInMemory(_ ids: [Int64], after watermark: Int64, population: PopulationIndex, appNames: [Int64: String]) throws
+    private func foldInMemory(_ ids: [Int64], after watermark: Int64, epoch: PriorEpoch, appNames: [Int64: String]) throws
         -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), events: Int)?
     {
         guard let first = ids.first, let last = ids.last else { return (([:], [:]), 0) }
@@ -682,7 +665,8 @@ public final class ModelRepository {
         }
         var priors: [Int64: DevicePrior] = [:]
         for (id, model) in learner.models {
-            priors[id] = Self.prior(of: model, pooledAs: saved[id], in: population, appNames: appNames)
+            guard let (prior, _) = try epochPrior(of: id, model: model, saved: saved[id], epoch: epoch, appNames: appNames) else { return nil }
+            priors[id] = prior
         }
         return ((learner.models, priors), folded)
     }
@@ -700,6 +684,8 @@ public final class ModelRepository {
         var events: Int
         /// The tag of the sums (saved with the watermark when persisted).
         var tag: UInt64
+        /// Whether it starts a new prior epoch (``startsEpoch(after:last:complete:growth:)``).
+        var startsEpoch: Bool
     }
 
     /// Folds events `(after, upTo]` into the models and the population sums, and saves them
@@ -740,6 +726,11 @@ public final class ModelRepository {
         } else if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
             storedEveryone = try DeviceModel(binary: record.state)
         }
+        // Within an epoch, each changed device's model as the epoch pooled it is kept aside
+        // before it is overwritten; an epoch whose sums are missing is replaced.
+        var epoch = try priorEpoch(fold: try savedFold())
+        if let e = epoch, try store.withModelState(key: e.populationKey, { saved, _ in saved == e.watermark }) != true { epoch = nil }
+        let startsEpoch = Self.startsEpoch(after: epoch, last: last, complete: complete, growth: priorEpochGrowth)
         let size = max(foldBatchSize, 1)
         var batches = stride(from: 0, to: ids.count, by: size).map { ids[$0..<min($0 + size, ids.count)] }
         // With no device at all, one empty batch still folds the publishes to every device.
@@ -752,6 +743,7 @@ public final class ModelRepository {
             if watermark > 0 {
                 for id in batch { if let model = try loadModel(id) { models[id] = model } }
             }
+            if persist && !startsEpoch { try keepEpochModels(of: batch, watermark: last) }
             var learner = FleetLearner(configuration: configuration, everyone: storedEveryone, models: models, population: population)
             // Folding only what changed: take each changed device's saved share out first.
             if !complete { for id in models.keys.sorted() { learner.unpool(PopulationSums(model: models[id]!, name: name)) } }
@@ -778,6 +770,7 @@ public final class ModelRepository {
             (everyone, population) = (learner.everyone, learner.population)
         }
         var tag: UInt64 = 0
+        let index = PopulationIndex(population)
         if persist {
             let sums = population.binaryEncoded()
             tag = Self.sumsTag(sums)
@@ -786,10 +779,10 @@ public final class ModelRepository {
                 Store.ModelStateRecord(key: Self.populationKey, watermark: last, state: sums),
                 Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: withUnsafeBytes(of: tag.littleEndian, Array.init)),
             ])
+            if startsEpoch { try startEpoch(watermark: last, tag: tag, sums: sums, population: index) }
+            sumsCache = (last, population)
         }
-        let index = PopulationIndex(population)
-        if persist { (populationCache, sumsCache) = ((last, index), (last, population)) }
-        return Fold(models: kept, complete: complete, population: index, events: folded, tag: tag)
+        return Fold(models: kept, complete: complete, population: index, events: folded, tag: tag, startsEpoch: startsEpoch)
     }
 
     /// A device's saved model (decoded in place), `nil` when it has none.

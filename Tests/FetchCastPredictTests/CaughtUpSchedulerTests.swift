@@ -8,7 +8,7 @@ import FetchCastTestSupport
 /// A plan that goes on from a kept scheduler (``SchedulerCache``, or one saved in the store)
 /// answers exactly what a repository that never planned before answers on a store with the same
 /// events; a kept scheduler is dropped when an event of its device arrives dated before where it
-/// stopped, or when its prior changes.
+/// stopped, or when its prior changes (a new prior epoch).
 struct CaughtUpSchedulerTests {
     private static let header = "time,device,app,event,result,bytes,duration_ms"
 
@@ -86,11 +86,18 @@ struct CaughtUpSchedulerTests {
         #expect(kept.repository.schedulersReused == 2)
         #expect(again == (try fresh.plan("a", at: "2023-11-26T20:07:00+01:00")))
 
-        // Events of `b` change `a`'s prior: not reused.
+        // Events of `b`, even of an app new to it, leave `a`'s prior as the epoch made it: reused.
         try both(["2023-11-26T20:07:30+01:00,b,news,launch,,,", "2023-11-26T20:07:40+01:00,b,weather,launch,,,"])
         let afterOther = try kept.plan("a", at: "2023-11-26T20:08:00+01:00", repository: kept.repository)
-        #expect(kept.repository.schedulersReused == 2)
+        #expect(kept.repository.schedulersReused == 3)
         #expect(afterOther == (try fresh.plan("a", at: "2023-11-26T20:08:00+01:00")))
+
+        // A week of `b` (more than a quarter of the store's events): a new prior epoch moves
+        // `a`'s prior, so the plan catches up from nothing.
+        try both(Self.habits(days: 14..<21, devices: ["b"]))
+        let newEpoch = try kept.plan("a", at: "2023-11-26T20:09:00+01:00", repository: kept.repository)
+        #expect(kept.repository.schedulersReused == 3)
+        #expect(newEpoch == (try fresh.plan("a", at: "2023-11-26T20:09:00+01:00")))
     }
 
     @Test func aSchedulerSavedByAnEarlierProcessIsUsedOnlyWhileItStillHolds() throws {

@@ -265,7 +265,9 @@ struct ModelRepositoryTests {
             #expect(second.models.count == 5)
             states.append(try f.store.modelStates(prefix: ""))
         }
-        #expect(states[0].count == 5 + 3 + 5, "a model a device, the population, what every device saw, the watermark, a prior a device")
+        #expect(
+            states[0].count == 5 + 3 + 5 + 2 + 2,
+            "a model a device, the population, what every device saw, the watermark, a prior a device, the prior epoch and its sums, the epoch's models of the two devices the second ingest changed")
         #expect(states[0] == states[1])
         #expect(states[0] == states[2])
     }

@@ -49,4 +49,16 @@ extension Store {
             try s.run()
         }
     }
+
+    /// Deletes every stored state whose key starts with `prefix`, which must end in a character
+    /// below U+007F (inside the caller's transaction, or on its own).
+    /// - Complexity: O(log states + states deleted), a range of the key index.
+    package func deleteModelStates(prefix: String) throws(StoreError) {
+        var upper = Array(prefix.utf8)
+        precondition(upper.last.map { $0 < 0x7f } == true, "a prefix ending in ASCII")
+        upper[upper.count - 1] += 1
+        let s = try connection.prepare("DELETE FROM model_state WHERE key >= ? AND key < ?")
+        try s.bind([.text(prefix), .text(String(decoding: upper, as: UTF8.self))])
+        try s.run()
+    }
 }
