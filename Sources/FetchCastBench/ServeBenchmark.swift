@@ -62,6 +62,13 @@ package enum ServeBenchmark {
         package var warmP50 = 0.0
         package var warmP99 = 0.0
         package var warmP999 = 0.0
+        /// The warm pass again while another client posts one row of another device every
+        /// ``livePostInterval``: what a live backend sees (every POST is folded).
+        package var liveRequestsPerSecond = 0.0
+        package var liveP50 = 0.0
+        package var liveP99 = 0.0
+        package var liveP999 = 0.0
+        package var livePosts = 0
         package var sweepRecords = 0
         package var sweepSeconds = 0.0
         package var serverPeakRSSKiB = 0
@@ -181,6 +188,38 @@ package enum ServeBenchmark {
             (percentile(warmSorted, 0.5), percentile(warmSorted, 0.99), percentile(warmSorted, 0.999))
         log.write("HTTP, warm (the first \(warm.count) devices again): \(format(result.warmRequestsPerSecond, 0)) requests/s, p50 \(format(result.warmP50 * 1000)) ms, p99 \(format(result.warmP99 * 1000)) ms, p99.9 \(format(result.warmP999 * 1000)) ms, \(warmLoad.errors) errors\n")
 
+        // The live pass: the same warm load while rows of other devices arrive, one POST every
+        // `livePostInterval` (each one a transaction the writer folds). Within a prior epoch
+        // the posts move no prior of the devices asked about, so their schedulers stay kept.
+        let posters = Array(zip(names, asks).dropFirst(warm.count))
+        let livePosted = Mutex(0)
+        let stop = Mutex(false)
+        let port = server.port
+        let livePoster = Thread(block: {
+            guard let connection = try? HTTPConnection(port: port) else { return }
+            var i = 0
+            while !stop.withLock({ $0 }), i < posters.count {
+                let (device, at) = posters[i]
+                let row = "time,device,app,event,result,bytes,duration_ms\n"
+                    + "\(Timestamp.format(micros: Int64(at * 1_000_000), utcOffsetSeconds: 0)),\(device),com.fetchcast.bench.live,launch,,,\n"
+                if let answer = try? Array(row.utf8).withUnsafeBytes({ try connection.request("POST /v1/events", body: $0) }), answer.status == 200 {
+                    livePosted.withLock { $0 += 1 }
+                }
+                i += 1
+                usleep(useconds_t(Self.livePostInterval * 1_000_000))
+            }
+        })
+        livePoster.start()
+        let liveLoad = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: warm, seconds: options.seconds)
+        stop.withLock { $0 = true }
+        while !livePoster.isFinished { usleep(10_000) }
+        let liveSorted = liveLoad.latencies.sorted()
+        result.httpErrors += liveLoad.errors
+        result.livePosts = livePosted.withLock { $0 }
+        result.liveRequestsPerSecond = Double(liveSorted.count) / liveLoad.seconds
+        (result.liveP50, result.liveP99, result.liveP999) = (percentile(liveSorted, 0.5), percentile(liveSorted, 0.99), percentile(liveSorted, 0.999))
+        log.write("HTTP, live (the warm load while \(result.livePosts) POSTs of one row of other devices arrive): \(format(result.liveRequestsPerSecond, 0)) requests/s, p50 \(format(result.liveP50 * 1000)) ms, p99 \(format(result.liveP99 * 1000)) ms, p99.9 \(format(result.liveP999 * 1000)) ms, \(liveLoad.errors) errors\n")
+
         // A sweep over every device, then the server's peak memory.
         let sweepStart = WallClock.monotonic()
         let sweep = try HTTPConnection(port: server.port).request("GET /v1/plans?from=now")
@@ -230,6 +269,9 @@ package enum ServeBenchmark {
 
     /// Devices of the warm pass (their schedulers fit the server's cache: 32 MiB).
     static let warmDevices = 200
+
+    /// Seconds between two POSTs of the live pass.
+    static let livePostInterval = 0.1
 
     static func percentile(_ sorted: [Double], _ q: Double) -> Double {
         guard !sorted.isEmpty else { return 0 }

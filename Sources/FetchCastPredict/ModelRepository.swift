@@ -200,6 +200,9 @@ public final class ModelRepository {
     /// reading the device's history again.
     package var schedulerCache = SchedulerCache(capacityBytes: 32 << 20)
 
+    /// Saved device models this repository decoded to answer (not found in ``cache``; for tests).
+    package private(set) var modelsDecoded = 0
+
     /// Plans that went on from a kept or saved scheduler instead of catching up from nothing
     /// (for tests).
     package private(set) var schedulersReused = 0
@@ -412,9 +415,20 @@ public final class ModelRepository {
                 }
             } else if !savesFolds, saved.watermark < last {
                 guard let epoch = try priorEpoch(fold: saved) else { return }
-                if let current = try foldInMemory(ids, after: saved.watermark, epoch: epoch, appNames: names.apps) {
-                    (state, folded) = (current.state, current.events)
+                // Devices with no event since the saved fold (nor publish to every device) are
+                // as saved, read like any saved device (from the cache when it has them); the
+                // others are brought up to date in memory.
+                var unchanged: [Int64] = [], changed: [Int64] = []
+                for id in ids {
+                    if try store.hasEvents(ofDevice: id, afterID: saved.watermark, beforeMicros: .max) { changed.append(id) } else { unchanged.append(id) }
                 }
+                guard let loaded = try load(unchanged, fold: saved, appNames: names.apps),
+                      let current = try foldInMemory(changed, after: saved.watermark, epoch: epoch, appNames: names.apps)
+                else { return }
+                let (models, priors) = loaded.state
+                state = (models.merging(current.state.0) { $1 }, priors.merging(current.state.1) { $1 })
+                priorTags = loaded.priorTags
+                folded = current.events
             }
         }
         // Priors computed from the epoch's sums are saved for the next call, if their epoch is
@@ -602,23 +616,27 @@ public final class ModelRepository {
     private func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) throws
         -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64])?
     {
-        let watermark = fold.watermark
         let epoch = try priorEpoch(fold: fold)
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var tags: [Int64: UInt64] = [:]
         var records: [Store.ModelStateRecord] = []
         for id in ids {
-            if let cached = cache?.state(of: id, watermark: watermark) {
+            let key = Self.devicePrefix + String(id)
+            if let cache, let epoch, let modelWatermark = try store.modelStateWatermark(key: key),
+               let cached = cache.state(of: id, modelWatermark: modelWatermark, epochTag: epoch.tag)
+            {
                 models[id] = cached.model
                 priors[id] = cached.prior
                 tags[id] = cached.priorTag
                 continue
             }
             // Decoded in place from SQLite's buffer: the state is never copied out whole.
+            modelsDecoded += 1
             var size = 0
-            guard let decoded = try store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in
-                size = bytes.count
+            var modelWatermark: Int64 = 0
+            guard let decoded = try store.withModelState(key: key, { saved, bytes in
+                (size, modelWatermark) = (bytes.count, saved)
                 return try? DeviceModel(binary: bytes)
             }) else { continue }
             guard let model = decoded, let epoch,
@@ -631,7 +649,7 @@ public final class ModelRepository {
             if let cache {
                 let tag = Self.priorTag(prior)
                 tags[id] = tag
-                cache.keep(model, prior: prior, priorTag: tag, of: id, watermark: watermark, cost: 3 * size)
+                cache.keep(model, prior: prior, priorTag: tag, of: id, modelWatermark: modelWatermark, epochTag: epoch.tag, cost: 3 * size)
             }
         }
         return ((models, priors), records, tags)

@@ -63,7 +63,8 @@ public func buildApplication(
     EventsController(
         service: service, pools: pools, maxBody: configuration.maxBody, spoolDirectory: configuration.spoolDirectory,
         eventsIngested: registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events"))
+            namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events")),
+        folds: FoldScheduler()
     ).addRoutes(to: v1Ingest)
 
     var http1 = HTTP1Channel.Configuration(

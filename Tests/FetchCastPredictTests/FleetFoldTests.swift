@@ -146,15 +146,19 @@ struct IncrementalFoldTests {
         let temporary = try TemporaryStore()
         let second = try temporary.write("second.csv", secondFile().joined(separator: "\n"))
         let s = try store(ingesting: [sample], in: temporary)
-        let before = try ModelRepository(store: s).refresh(devices: ["19_F"])
+        let before = try ModelRepository(store: s).refresh(devices: ["19_F", "17_F"])
         let watermark = try s.lastEventID()
         _ = try Ingestor(store: s, options: .init(now: { 1_700_000_000 })).ingest(path: second)
 
         let reader = ModelRepository(store: s)
         reader.savesFolds = false
-        let answered = try reader.refresh(devices: ["19_F", "zz_new"])
+        let answered = try reader.refresh(devices: ["19_F", "zz_new", "17_F"])
         #expect(answered.eventsFolded == 2 * 3 * 3, "the new events of these two devices")
         #expect(try s.modelState(key: "watermark")?.watermark == watermark, "nothing saved")
+        // A device without new events is read as saved, prior included.
+        let f17 = try #require(answered.device(named: "17_F"))
+        #expect(try answered.models[f17]!.binaryEncoded() == before.models[f17]!.binaryEncoded())
+        #expect(answered.prior(for: f17).binaryEncoded() == before.prior(for: f17).binaryEncoded())
         let f19 = try #require(answered.device(named: "19_F")), fNew = try #require(answered.device(named: "zz_new"))
         // The prior is the other devices as of the saved fold (19_F's apps are the same).
         #expect(answered.prior(for: f19).binaryEncoded() == before.prior(for: f19).binaryEncoded())

@@ -11,6 +11,7 @@ struct EventsController {
     let maxBody: Int
     let spoolDirectory: String
     let eventsIngested: Prometheus.Counter
+    let folds: FoldScheduler
 
     func addRoutes(to group: RecordedGroup) {
         group.post("events", use: ingest)
@@ -45,10 +46,10 @@ struct EventsController {
         }
         eventsIngested.increment(by: Int64(outcome.events))
         if outcome.events > 0 {
-            // Fold the new events now, off this request's path, so that plans find the model
-            // current (the next ingest folds first if this has not run yet).
+            // Fold the new events soon, off this request's path and with the ingests that
+            // follow within `folds.delay`, so that plans find the model current.
             let pools = self.pools
-            Task { try? await pools.write { try service.foldPending() } }
+            folds.schedule { _ = try? await pools.write { try service.foldPending() } }
         }
         return try JSONResponse.make(outcome)
     }

@@ -32,6 +32,15 @@ extension Store {
         return s.withBlob(1) { body(s.int(0), $0) }
     }
 
+    /// The watermark of the stored state for a key, without reading the state; `nil` when
+    /// there is none.
+    package func modelStateWatermark(key: String) throws(StoreError) -> Int64? {
+        let s = try connection.cached("SELECT watermark FROM model_state WHERE key = ?")
+        defer { s.reset() }
+        s.bindText(1, key)
+        return try s.step() ? s.int(0) : nil
+    }
+
     /// Every stored state whose key starts with `prefix`.
     package func modelStates(prefix: String) throws(StoreError) -> [ModelStateRecord] {
         let s = try connection.prepare("SELECT key, watermark, state FROM model_state WHERE substr(key, 1, ?) = ? ORDER BY key")
