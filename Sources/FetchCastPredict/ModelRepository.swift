@@ -322,25 +322,24 @@ public final class ModelRepository {
         var model: ModelConfiguration
     }
 
-    /// What a caught-up scheduler is saved as, beside its scheduler's own state.
-    private struct SavedCaughtUp: Codable {
-        var conditions: DeviceConditions
-        var limitMicros: Int64
-        var seen: Bool
-        var scheduler: Data
-        /// ``priorTag(_:)`` of the prior it was built with (missing in rows of fetchcast 0.5.0).
-        var priorTag: UInt64?
-    }
+    /// The format of a saved caught-up scheduler row: this version, the conditions, where it
+    /// stopped, whether it saw an event, the tag of its prior, then its scheduler's state
+    /// (``LearnedPolicy/savedState()``). Rows of fetchcast 0.5.0 (JSON) are not read: the next
+    /// plan catches up from the events and saves the row again.
+    private static let savedSchedulerVersion = 2
 
     /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
     /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.
     private func saved(_ key: SchedulerKey) -> SavedScheduler? {
-        guard let record = try? store.modelState(key: storageKey(key)),
-              let saved = try? JSONDecoder().decode(SavedCaughtUp.self, from: Data(record.state))
-        else { return nil }
-        return SavedScheduler(
-            conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: record.watermark, seen: saved.seen,
-            priorTag: saved.priorTag, scheduler: Array(saved.scheduler))
+        let read = try? store.withModelState(key: storageKey(key)) { watermark, bytes -> SavedScheduler? in
+            var r = BinaryReader(bytes)
+            guard (try? r.int()) == Self.savedSchedulerVersion, let conditions = try? r.conditions(), let limit = try? r.int(),
+                  let seen = try? r.bool(), let tag = try? r.uint64(), let scheduler = try? r.blob(), r.offset == bytes.count
+            else { return nil }
+            return SavedScheduler(
+                conditions: conditions, limitMicros: Int64(limit), watermark: watermark, seen: seen, priorTag: tag, scheduler: Array(scheduler))
+        }
+        return read ?? nil
     }
 
     /// A saved ``CaughtUp`` as read, before its scheduler is restored.
@@ -356,13 +355,16 @@ public final class ModelRepository {
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
     /// a failure only costs the next process the catching up.
     private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64) {
-        guard savesFolds, let bytes = try? state.scheduler.savedState(),
-              let blob = try? JSONEncoder().encode(
-                SavedCaughtUp(
-                    conditions: state.conditions, limitMicros: state.limitMicros, seen: state.seen, scheduler: Data(bytes), priorTag: priorTag))
-        else { return }
+        guard savesFolds, let bytes = try? state.scheduler.savedState() else { return }
+        var w = BinaryWriter()
+        w.int(Self.savedSchedulerVersion)
+        w.conditions(state.conditions)
+        w.int(Int(state.limitMicros))
+        w.bool(state.seen)
+        w.uint64(priorTag)
+        w.blob(bytes)
         try? store.writeTransaction {
-            try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: Array(blob))])
+            try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: w.bytes)])
         }
     }
 

@@ -10,8 +10,6 @@ import FetchCastTestSupport
 /// events; a kept scheduler is dropped when an event of its device arrives dated before where it
 /// stopped, or when its prior changes (a new prior epoch).
 struct CaughtUpSchedulerTests {
-    private static let header = "time,device,app,event,result,bytes,duration_ms"
-
     /// Two weeks of two devices: mail at 08:0x and 20:0x, chat ten minutes after mail, news at 12:3x.
     private static func habits(days: Range<Int>, devices: [String]) -> [String] {
         var rows: [String] = []
@@ -35,7 +33,6 @@ struct CaughtUpSchedulerTests {
         let temporary: TemporaryStore
         let store: Store
         let repository: ModelRepository
-        var files = 0
 
         init() throws {
             temporary = try TemporaryStore()
@@ -43,12 +40,7 @@ struct CaughtUpSchedulerTests {
             repository = ModelRepository(store: store)
         }
 
-        func ingest(_ rows: [String]) throws {
-            files += 1
-            let file = temporary.directory + "/trace-\(files).csv"
-            try Data(([CaughtUpSchedulerTests.header] + rows).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
-            _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: file)
-        }
+        func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
 
         func plan(_ device: String, at text: String, repository: ModelRepository? = nil) throws -> [Prediction] {
             let repository = repository ?? ModelRepository(store: store)

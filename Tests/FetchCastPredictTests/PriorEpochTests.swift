@@ -11,8 +11,6 @@ import FetchCastTestSupport
 /// seen later, an app it starts using); a fold that has seen the store's events grow by a
 /// quarter starts a new epoch, whose priors are those of a fold from scratch.
 struct PriorEpochTests {
-    private static let header = "time,device,app,event,result,bytes,duration_ms"
-
     /// Mail at 08:0x and 20:0x, chat at 08:1x, news at 12:3x, each day of `days`.
     private static func habits(days: Range<Int>, devices: [String], apps: [String] = ["mail", "chat", "news", "mail"]) -> [String] {
         var rows: [String] = []
@@ -28,19 +26,13 @@ struct PriorEpochTests {
     private final class Fixture {
         let temporary: TemporaryStore
         let store: Store
-        var files = 0
 
         init() throws {
             temporary = try TemporaryStore()
             store = try temporary.open()
         }
 
-        func ingest(_ rows: [String]) throws {
-            files += 1
-            let file = temporary.directory + "/trace-\(files).csv"
-            try Data(([PriorEpochTests.header] + rows).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
-            _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: file)
-        }
+        func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
 
         /// The prior of `device` as a new repository reads it (folding what was added).
         func prior(_ device: String) throws -> [UInt8] {

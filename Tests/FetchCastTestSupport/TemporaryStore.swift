@@ -24,6 +24,21 @@ package final class TemporaryStore {
         try folder.write(name, text)
     }
 
+    /// Ingests CSV rows (the header is added) into `store` as a file of its own next to the
+    /// store, at a fixed ingest time; returns the file's path.
+    @discardableResult
+    package func ingest(_ rows: [String], into store: Store) throws -> String {
+        files += 1
+        let path = try write("rows-\(files).csv", ([Self.header] + rows).joined(separator: "\n"))
+        _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: path)
+        return path
+    }
+
+    /// The header ``ingest(_:into:)`` adds.
+    package static let header = "time,device,app,event,result,bytes,duration_ms"
+
+    private var files = 0
+
     /// Writes bytes to a file next to the store and returns its path.
     @discardableResult
     package func write(_ name: String, bytes: [UInt8]) throws -> String {

@@ -14,18 +14,27 @@ package struct BinaryWriter {
         withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func double(_ v: Double) { raw(v.bitPattern.littleEndian) }
-    mutating func int(_ v: Int) { raw(Int64(v).littleEndian) }
-    mutating func int32(_ v: Int32) { raw(v.littleEndian) }
-    mutating func uint64(_ v: UInt64) { raw(v.littleEndian) }
-    mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
-    mutating func optionalDouble(_ v: Double?) {
+    package mutating func double(_ v: Double) { raw(v.bitPattern.littleEndian) }
+    package mutating func int(_ v: Int) { raw(Int64(v).littleEndian) }
+    package mutating func int32(_ v: Int32) { raw(v.littleEndian) }
+    package mutating func uint64(_ v: UInt64) { raw(v.littleEndian) }
+    package mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    package mutating func optionalDouble(_ v: Double?) {
         bool(v != nil)
         if let v { double(v) }
     }
-    mutating func doubles(_ a: [Double]) {
+    package mutating func doubles(_ a: [Double]) {
         int(a.count)
         for v in a { double(v) }
+    }
+    package mutating func optionalInt(_ v: Int?) {
+        bool(v != nil)
+        if let v { int(v) }
+    }
+    /// A count, then the bytes.
+    package mutating func blob(_ b: [UInt8]) {
+        int(b.count)
+        bytes += b
     }
     /// A count, then (key, value) pairs in ascending key order.
     mutating func pairs(_ p: PairWeights) {
@@ -39,10 +48,10 @@ package struct BinaryWriter {
 /// are loaded unaligned, arrays of doubles are one bulk copy each.
 package struct BinaryReader {
     let bytes: UnsafeRawBufferPointer
-    var offset = 0
+    package internal(set) var offset = 0
 
     /// Wraps bytes that outlive the reader.
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Thrown for truncated or malformed state.
     package struct Malformed: Error, CustomStringConvertible {
@@ -58,28 +67,31 @@ package struct BinaryReader {
         return T(littleEndian: v)
     }
 
-    mutating func double() throws -> Double { Double(bitPattern: try raw(UInt64.self)) }
-    mutating func int() throws -> Int { Int(try raw(Int64.self)) }
-    mutating func int32() throws -> Int32 { try raw(Int32.self) }
-    mutating func uint64() throws -> UInt64 { try raw(UInt64.self) }
-    mutating func bool() throws -> Bool {
+    package mutating func double() throws -> Double { Double(bitPattern: try raw(UInt64.self)) }
+    package mutating func int() throws -> Int { Int(try raw(Int64.self)) }
+    package mutating func int32() throws -> Int32 { try raw(Int32.self) }
+    package mutating func uint64() throws -> UInt64 { try raw(UInt64.self) }
+    package mutating func bool() throws -> Bool {
         guard offset < bytes.count else { throw Malformed() }
         offset += 1
         return bytes[offset - 1] != 0
     }
-    mutating func optionalDouble() throws -> Double? { try bool() ? try double() : nil }
-    mutating func count() throws -> Int {
+    package mutating func optionalDouble() throws -> Double? { try bool() ? try double() : nil }
+    package mutating func optionalInt() throws -> Int? { try bool() ? try int() : nil }
+    /// What ``BinaryWriter/blob(_:)`` wrote (valid while the bytes are).
+    package mutating func blob() throws -> UnsafeRawBufferPointer { try slice(try count()) }
+    package mutating func count() throws -> Int {
         let n = try int()
         guard n >= 0, n <= bytes.count else { throw Malformed() }
         return n
     }
     /// `n` bytes, advancing past them.
-    mutating func slice(_ n: Int) throws -> UnsafeRawBufferPointer {
+    package mutating func slice(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n <= bytes.count - offset else { throw Malformed() }
         defer { offset += n }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)])
     }
-    mutating func doubles() throws -> [Double] {
+    package mutating func doubles() throws -> [Double] {
         let n = try count()
         let src = try slice(n * 8)
         let out = [Double](unsafeUninitializedCapacity: n) { buffer, initialized in

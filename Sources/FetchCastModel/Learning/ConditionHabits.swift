@@ -113,3 +113,37 @@ public struct ConditionHabits: Sendable, Hashable, Codable {
         return c
     }
 }
+
+extension ConditionHabits {
+    /// Writes the habits (``LearnedPolicy/savedState()``).
+    func write(to w: inout BinaryWriter) {
+        for share in [wifi, charging] {
+            w.doubles(share.known)
+            w.doubles(share.held)
+            w.double(share.totalKnown)
+            w.double(share.totalHeld)
+        }
+        w.bool(open != nil)
+        if let open {
+            w.double(open.time)
+            w.double(open.counted)
+            w.conditions(open.conditions)
+            w.int32(open.offset)
+        }
+    }
+
+    /// Reads what ``write(to:)`` wrote.
+    init(reading r: inout BinaryReader) throws {
+        self.init()
+        func share() throws -> Share {
+            let s = Share(known: try r.doubles(), held: try r.doubles(), totalKnown: try r.double(), totalHeld: try r.double())
+            guard s.known.count == HourOfWeek.count, s.held.count == HourOfWeek.count else { throw BinaryReader.Malformed() }
+            return s
+        }
+        wifi = try share()
+        charging = try share()
+        if try r.bool() {
+            open = Open(time: try r.double(), counted: try r.double(), conditions: try r.conditions(), offset: try r.int32())
+        }
+    }
+}

@@ -127,3 +127,33 @@ package struct BudgetPacer: Sendable, Codable {
         try c.encode(SortedPairs(open), forKey: .open)
     }
 }
+
+extension BudgetPacer {
+    /// Writes the pacer's state (``LearnedPolicy/savedState()``).
+    func write(to w: inout BinaryWriter) {
+        w.doubles(histogram)
+        w.double(days)
+        w.doubles(today)
+        w.optionalInt(currentDay)
+        w.double(memory)
+        w.int(open.count)
+        for app in open.keys.sorted() {
+            w.int32(app)
+            w.double(open[app]!.start)
+            w.int(open[app]!.index)
+        }
+    }
+
+    /// Reads what ``write(to:)`` wrote.
+    init(reading r: inout BinaryReader) throws {
+        let histogram = try r.doubles(), days = try r.double(), today = try r.doubles(), currentDay = try r.optionalInt()
+        self.init(memory: try r.double())
+        guard histogram.count == self.histogram.count, today.count == self.today.count else { throw BinaryReader.Malformed() }
+        (self.histogram, self.days, self.today, self.currentDay) = (histogram, days, today, currentDay)
+        for _ in 0..<(try r.count()) {
+            let app = try r.int32()
+            open[app] = OpenOpportunity(start: try r.double(), index: try r.int())
+            guard (0..<histogram.count).contains(open[app]!.index) else { throw BinaryReader.Malformed() }
+        }
+    }
+}

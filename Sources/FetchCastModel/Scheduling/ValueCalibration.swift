@@ -78,3 +78,33 @@ struct ValueCalibration: Sendable, Codable {
         try c.encode(SortedPairs(observed), forKey: .observed)
     }
 }
+
+extension ValueCalibration {
+    /// Writes the calibration's state (``LearnedPolicy/savedState()``).
+    func write(to w: inout BinaryWriter) {
+        w.double(tau)
+        w.int(pending.count)
+        for app in pending.keys.sorted() {
+            w.int32(app)
+            w.int(pending[app]!.count)
+            for p in pending[app]! { w.double(p.time); w.double(p.value) }
+        }
+        for table in [forecast, observed] {
+            w.int(table.count)
+            for app in table.keys.sorted() { w.int32(app); w.double(table[app]!) }
+        }
+    }
+
+    /// Reads what ``write(to:)`` wrote.
+    init(reading r: inout BinaryReader) throws {
+        self.init(tau: try r.double())
+        for _ in 0..<(try r.count()) {
+            let app = try r.int32()
+            var list: [Pending] = []
+            for _ in 0..<(try r.count()) { list.append(Pending(time: try r.double(), value: try r.double())) }
+            pending[app] = list
+        }
+        for _ in 0..<(try r.count()) { forecast[try r.int32()] = try r.double() }
+        for _ in 0..<(try r.count()) { observed[try r.int32()] = try r.double() }
+    }
+}

@@ -10,7 +10,7 @@ import FetchCastTestSupport
 /// model or the prior epoch changes, and never after.
 struct ModelCacheTests {
     private static func rows(days: Range<Int>, devices: [String]) -> [String] {
-        var rows = ["time,device,app,event,result,bytes,duration_ms"]
+        var rows: [String] = []
         for day in days {
             let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
             for d in devices {
@@ -23,12 +23,7 @@ struct ModelCacheTests {
     @Test func aDeviceIsDecodedAgainOnlyWhenItsModelOrTheEpochChanged() throws {
         let temporary = try TemporaryStore()
         let store = try temporary.open()
-        var files = 0
-        func ingest(_ rows: [String]) throws {
-            files += 1
-            let path = try temporary.write("trace-\(files).csv", rows.joined(separator: "\n"))
-            _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: path)
-        }
+        func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
         try ingest(Self.rows(days: 0..<14, devices: ["a", "b", "c"]))  // 84 events
         _ = try ModelRepository(store: store).refresh()  // the writer's fold
         let cache = ModelCache()
