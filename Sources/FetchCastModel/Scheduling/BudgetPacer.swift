@@ -7,7 +7,7 @@ import Foundation
 /// rest of the day above the bar match the fetches left today: a threshold policy for an
 /// online knapsack. On a device's first day it has no history and spends first come, first
 /// served above ``SchedulerConfiguration/minimumValue``.
-package struct BudgetPacer: Sendable, Codable {
+package struct BudgetPacer: Sendable {
     static let bins = 40
     /// Opportunities per (hour of day, value bin), recency-weighted over days.
     var histogram: [Double] = Array(repeating: 0, count: 24 * 40)
@@ -20,7 +20,7 @@ package struct BudgetPacer: Sendable, Codable {
     /// repeated looks at one app within a window count as one opportunity (its best value).
     var open: [Int32: OpenOpportunity] = [:]
 
-    struct OpenOpportunity: Sendable, Codable {
+    struct OpenOpportunity: Sendable {
         var start: Double
         var index: Int
     }
@@ -103,28 +103,6 @@ package struct BudgetPacer: Sendable, Codable {
         // b is the first bin that would overspend: the bar sits at its upper edge.
         let bar = b < 0 ? 0 : Self.lowerEdge(b + 1)
         return max(bar, floor)
-    }
-
-    private enum CodingKeys: String, CodingKey { case histogram, days, today, currentDay, memory, open }
-
-    package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        histogram = try c.decode([Double].self, forKey: .histogram)
-        days = try c.decode(Double.self, forKey: .days)
-        today = try c.decode([Double].self, forKey: .today)
-        currentDay = try c.decodeIfPresent(Int.self, forKey: .currentDay)
-        memory = try c.decode(Double.self, forKey: .memory)
-        open = try c.decode(SortedPairs<OpenOpportunity>.self, forKey: .open).dictionary
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(histogram, forKey: .histogram)
-        try c.encode(days, forKey: .days)
-        try c.encode(today, forKey: .today)
-        try c.encodeIfPresent(currentDay, forKey: .currentDay)
-        try c.encode(memory, forKey: .memory)
-        try c.encode(SortedPairs(open), forKey: .open)
     }
 }
 

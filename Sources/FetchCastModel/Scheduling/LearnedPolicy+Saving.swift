@@ -20,6 +20,7 @@ extension LearnedPolicy {
         for app in apps { w.int32(app) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         w.blob(Array(try encoder.encode(configuration)))  // small, and every constant it gains comes along
         w.bool(mode == .following)
         pacer.write(to: &w)
@@ -52,7 +53,9 @@ extension LearnedPolicy {
             let model = try DeviceModel(binary: try r.blob())
             var apps: [Int32] = []
             for _ in 0..<(try r.count()) { apps.append(try r.int32()) }
-            let configuration = try JSONDecoder().decode(SchedulerConfiguration.self, from: Data(try r.blob()))
+            let decoder = JSONDecoder()
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            let configuration = try decoder.decode(SchedulerConfiguration.self, from: Data(try r.blob()))
             var policy = LearnedPolicy(
                 apps: apps, model: model, configuration: configuration, prior: prior, mode: try r.bool() ? .following : .live)
             policy.pacer = try BudgetPacer(reading: &r)
@@ -105,19 +108,4 @@ extension BinaryReader {
         if let l = try field() { c.lowPower = l != 0 }
         return c
     }
-}
-
-/// A dictionary by app, encoded as (app, value) pairs in app order: the same state always
-/// encodes to the same bytes (a dictionary's own order differs from instance to instance).
-struct SortedPairs<Value: Codable>: Codable {
-    var keys: [Int32]
-    var values: [Value]
-
-    init(_ dictionary: [Int32: Value]) {
-        let sorted = dictionary.sorted { $0.key < $1.key }
-        keys = sorted.map(\.key)
-        values = sorted.map(\.value)
-    }
-
-    var dictionary: [Int32: Value] { Dictionary(uniqueKeysWithValues: zip(keys, values)) }
 }

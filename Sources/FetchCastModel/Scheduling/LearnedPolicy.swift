@@ -58,13 +58,13 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     }
 
     /// A retry due after failures in a row (`at` infinite once due and looked at).
-    struct Retry: Sendable, Codable {
+    struct Retry: Sendable {
         var at: Double
         var failures: Int
     }
 
     /// An app's average session rate, worked out at `at` and kept 6 h.
-    struct AverageRate: Sendable, Codable {
+    struct AverageRate: Sendable {
         var at: Double
         var rate: Double
     }

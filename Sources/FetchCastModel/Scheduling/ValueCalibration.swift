@@ -7,11 +7,11 @@
 /// the app's values by (observed + k) / (forecast + k), k = ``pseudoCount`` pseudo-forecasts at
 /// ratio 1: a device whose messenger is opened more often than the hour-of-week and co-usage
 /// estimates say gets its budget moved toward it. Causal: a forecast counts only once resolved.
-struct ValueCalibration: Sendable, Codable {
+struct ValueCalibration: Sendable {
     /// Pseudo-forecasts at a ratio of 1 (shrinks the factor toward 1 until evidence builds).
     static let pseudoCount = 4.0
 
-    private struct Pending: Sendable, Codable {
+    private struct Pending: Sendable {
         var time: Double
         var value: Double
     }
@@ -58,24 +58,6 @@ struct ValueCalibration: Sendable, Codable {
     private mutating func resolve(_ app: Int32, _ p: Pending, hit: Bool) {
         forecast[app, default: 0] += p.value
         if hit { observed[app, default: 0] += 1 }
-    }
-
-    private enum CodingKeys: String, CodingKey { case tau, pending, forecast, observed }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        tau = try c.decode(Double.self, forKey: .tau)
-        pending = try c.decode(SortedPairs<[Pending]>.self, forKey: .pending).dictionary
-        forecast = try c.decode(SortedPairs<Double>.self, forKey: .forecast).dictionary
-        observed = try c.decode(SortedPairs<Double>.self, forKey: .observed).dictionary
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(tau, forKey: .tau)
-        try c.encode(SortedPairs(pending), forKey: .pending)
-        try c.encode(SortedPairs(forecast), forKey: .forecast)
-        try c.encode(SortedPairs(observed), forKey: .observed)
     }
 }
 
