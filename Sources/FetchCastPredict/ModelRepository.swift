@@ -45,15 +45,22 @@ public final class ModelRepository {
         var deviceIDs: [[UInt8]: Int64]
     }
 
+    /// The names, read again only where they grew: a device's or app's id and name never
+    /// change once stored and no row of them is deleted, so events added since the last call
+    /// cost a read of the devices and apps with newer ids (none, mostly), not of all of them.
     private func names() throws -> Names {
         let last = try store.lastEventID()
         if let cache = namesCache, cache.watermark == last { return cache }
-        let devices = try store.deviceNames()
-        var ids: [[UInt8]: Int64] = [:]
-        for (id, name) in devices { ids[Array(name.utf8)] = id }
-        let loaded = Names(watermark: last, devices: devices, apps: try store.appNames(), deviceIDs: ids)
-        namesCache = loaded
-        return loaded
+        var names = namesCache ?? Names(watermark: 0, devices: [:], apps: [:], deviceIDs: [:])
+        let newDevices = try store.deviceNames(afterID: names.devices.keys.max() ?? 0)
+        for (id, name) in newDevices {
+            names.devices[id] = name
+            names.deviceIDs[Array(name.utf8)] = id
+        }
+        names.apps.merge(try store.appNames(afterID: names.apps.keys.max() ?? 0)) { $1 }
+        names.watermark = last
+        namesCache = names
+        return names
     }
 
     /// Why the last refresh could not save what it folded (a full disk, a read-only store),

@@ -98,14 +98,21 @@ extension Store {
         return try s.step() ? s.int(0) : 0
     }
 
-    /// Device names by id.
-    package func deviceNames() throws(StoreError) -> [Int64: String] { try names("devices") }
+    /// Device names by id, of the devices with an id greater than `afterID` (every device by
+    /// default). A device's id and name never change once stored, and no device row is deleted,
+    /// so a caller can keep the names and read only the new ones.
+    package func deviceNames(afterID: Int64 = 0) throws(StoreError) -> [Int64: String] {
+        try names(try connection.cached("SELECT id, name FROM devices WHERE id > ?"), afterID: afterID)
+    }
 
-    /// App names by id.
-    package func appNames() throws(StoreError) -> [Int64: String] { try names("apps") }
+    /// App names by id, of the apps with an id greater than `afterID` (as ``deviceNames(afterID:)``).
+    package func appNames(afterID: Int64 = 0) throws(StoreError) -> [Int64: String] {
+        try names(try connection.cached("SELECT id, name FROM apps WHERE id > ?"), afterID: afterID)
+    }
 
-    private func names(_ table: String) throws(StoreError) -> [Int64: String] {
-        let s = try connection.prepare("SELECT id, name FROM \(table)")
+    private func names(_ s: Statement, afterID: Int64) throws(StoreError) -> [Int64: String] {
+        defer { s.reset() }
+        try s.bind([.integer(afterID)])
         var out: [Int64: String] = [:]
         while try s.step() { out[s.int(0)] = s.text(1) }
         return out
