@@ -121,19 +121,29 @@ extension ModelRepository {
     func epochPrior(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) throws
         -> (prior: DevicePrior, record: Store.ModelStateRecord?)?
     {
+        try epochPriorAndTag(of: id, model: model, saved: saved, epoch: epoch, appNames: appNames).map { ($0.prior, $0.record) }
+    }
+
+    /// ``epochPrior(of:model:saved:epoch:appNames:)`` with the prior's ``priorTag(_:)``: hashed
+    /// from the saved bytes when the prior was saved (they are its encoding), else encoded.
+    func epochPriorAndTag(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) throws
+        -> (prior: DevicePrior, record: Store.ModelStateRecord?, tag: UInt64)?
+    {
         let key = Self.priorKey(epoch: epoch, apps: model.appsBySessions)
-        if let kept = try savedPrior(of: id, key: key) { return (kept, nil) }
+        if let kept = try savedPrior(of: id, key: key) { return (kept.prior, nil, kept.tag) }
         guard let population = try epochPopulation(epoch) else { return nil }
         let prior = Self.prior(of: model, pooledAs: try epochModel(of: id, saved: saved), in: population, appNames: appNames)
-        return (prior, Self.priorRecord(prior, of: id, watermark: epoch.watermark, tag: key))
+        let record = Self.priorRecord(prior, of: id, watermark: epoch.watermark, tag: key)
+        return (prior, record, Self.sumsTag(Array(record.state[8...])))
     }
 
     /// The saved prior of a device kept under `key`; `nil` when missing, of another epoch or
     /// apps, or damaged.
-    private func savedPrior(of id: Int64, key: UInt64) throws -> DevicePrior? {
-        try store.withModelState(key: Self.priorPrefix + String(id)) { _, bytes -> DevicePrior? in
+    private func savedPrior(of id: Int64, key: UInt64) throws -> (prior: DevicePrior, tag: UInt64)? {
+        try store.withModelState(key: Self.priorPrefix + String(id)) { _, bytes -> (DevicePrior, UInt64)? in
             guard bytes.count >= 8, bytes.loadUnaligned(as: UInt64.self).littleEndian == key else { return nil }
-            return try? DevicePrior(binary: UnsafeRawBufferPointer(rebasing: bytes[8...]))
+            let encoded = UnsafeRawBufferPointer(rebasing: bytes[8...])
+            return (try? DevicePrior(binary: encoded)).map { ($0, Self.sumsTag(encoded)) }
         } ?? nil
     }
 }

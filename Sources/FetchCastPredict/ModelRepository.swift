@@ -75,6 +75,17 @@ public final class ModelRepository {
     /// other devices as of the saved fold. Either way, with no valid saved fold it saves one.
     public var savesFolds = true
 
+    /// Whether a plan saves the scheduler it caught up (for the next process, or the next
+    /// reader of the store) when it read events the saved one had not seen. `predict` saves;
+    /// the service's readers do not (its warm-up, ``keepSchedulersCurrent(batchSize:shouldStop:)``,
+    /// saves for them, off the request path).
+    public var savesSchedulers = true
+
+    /// Whether priors computed from the epoch's sums are saved for the next call: by a
+    /// repository that saves folds or schedulers (`predict`, the service's warm-up), not by the
+    /// service's readers.
+    var savesPriors: Bool { savesFolds || savesSchedulers }
+
     /// Decoded models and priors shared with the other repositories of the process (the
     /// service's readers); `nil`: every answer reads and decodes the device's saved state.
     package var cache: ModelCache?
@@ -214,6 +225,9 @@ public final class ModelRepository {
     /// (for tests).
     package private(set) var schedulersReused = 0
 
+    /// Caught-up schedulers this repository saved to the store.
+    package private(set) var schedulersSaved = 0
+
     /// A tag of a prior: a 64-bit hash of ``DevicePrior/binaryEncoded()``. A caught-up scheduler
     /// is only reused with a prior of the same tag.
     static func priorTag(_ prior: DevicePrior) -> UInt64 { sumsTag(prior.binaryEncoded()) }
@@ -254,6 +268,9 @@ public final class ModelRepository {
             }
             let cached = schedulerCache.entry(key)
             var state: CaughtUp
+            // Whether the store already holds this scheduler as far as it is caught up (then
+            // only newly told events make it worth saving again).
+            var storedAlready = false
             if let kept = cached?.caughtUp, try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
                 state = kept
                 schedulersReused += 1
@@ -263,6 +280,7 @@ public final class ModelRepository {
                 state = CaughtUp(
                     scheduler: scheduler, conditions: saved.conditions, limitMicros: saved.limitMicros, watermark: saved.watermark,
                     seen: saved.seen)
+                storedAlready = true
                 schedulersReused += 1
             } else {
                 state = CaughtUp(
@@ -270,7 +288,9 @@ public final class ModelRepository {
                         apps: apps, model: DeviceModel(configuration: model), configuration: configuration, prior: prior, mode: .following),
                     conditions: .unknown, limitMicros: .min, watermark: watermark, seen: false)
             }
+            var told = 0
             func tell(_ e: StoredEvent) {
+                told += 1
                 state.seen = true
                 let t = Double(e.timeMicros) / 1_000_000
                 if e.kind == .state {
@@ -284,7 +304,9 @@ public final class ModelRepository {
             let advanced = state.limitMicros != limit || state.watermark != watermark
             state.limitMicros = limit
             state.watermark = watermark
-            if advanced { toSave = state }
+            // A kept scheduler may or may not be in the store (another process, an earlier
+            // save): saved again when it moved; a restored one only when it read new events.
+            if advanced, !storedAlready || told > 0 { toSave = state }
             if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
             if !inclusive, micros == micros.rounded() {
                 try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
@@ -296,37 +318,49 @@ public final class ModelRepository {
     }
 
     /// The store's key of a caught-up scheduler: the device and a hash of what it plans for.
-    /// - Complexity: O(1) once the repository has hashed the same apps and constants.
+    /// - Complexity: O(apps) once the repository has encoded the same constants.
     func storageKey(_ key: SchedulerKey) -> String {
-        let text = SchedulerKeyText(apps: key.apps, configuration: key.configuration, model: key.model)
-        let hash: String
-        if let known = storageHashes[text] {
-            hash = known
-        } else {
-            hash = Self.storageHash(text)
-            if storageHashes.count >= 64 { storageHashes.removeAll() }
-            storageHashes[text] = hash
-        }
-        return "scheduler:\(key.device):" + hash
+        "scheduler:\(key.device):" + String(storageHash(apps: key.apps, configuration: key.configuration, model: key.model), radix: 16)
     }
 
-    /// The hash part of ``storageKey(_:)``, by what it hashes.
-    private var storageHashes: [SchedulerKeyText: String] = [:]
+    /// The constants' JSON as ``storageHash(apps:configuration:model:)`` hashes it, by value:
+    /// encoded once per repository (every device is planned with the same few).
+    private var constantsJSON: [Constants: [UInt8]?] = [:]
 
-    /// FNV-1a of the sorted-key JSON of what a scheduler plans for, in hexadecimal.
-    private static func storageHash(_ text: SchedulerKeyText) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let bytes = (try? encoder.encode(text)) ?? Data()
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
-    }
-
-    private struct SchedulerKeyText: Encodable, Hashable {
-        var apps: [Int32]
+    private struct Constants: Hashable {
         var configuration: SchedulerConfiguration
         var model: ModelConfiguration
+    }
+
+    /// FNV-1a of the sorted-key JSON of what a scheduler plans for,
+    /// `{"apps":[…],"configuration":{…},"model":{…}}` (as `JSONEncoder` writes that value with
+    /// sorted keys: `SchedulerKeyTests` checks it), its constants' part encoded once.
+    func storageHash(apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration) -> UInt64 {
+        let constants = Constants(configuration: configuration, model: model)
+        let json: [UInt8]?
+        if let known = constantsJSON[constants] {
+            json = known
+        } else {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            json = (try? encoder.encode(configuration)).flatMap { c in (try? encoder.encode(model)).map { m in
+                Array(#","configuration":"#.utf8) + c + Array(#","model":"#.utf8) + m + [UInt8(ascii: "}")]
+            } }
+            if constantsJSON.count >= 16 { constantsJSON.removeAll() }
+            constantsJSON[constants] = json
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ b: UInt8) { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        // What failed to encode hashed nothing, as `(try? encoder.encode(…)) ?? Data()` did.
+        guard let json else { return hash }
+        for b in #"{"apps":["#.utf8 { add(b) }
+        for (i, app) in apps.enumerated() {
+            if i > 0 { add(UInt8(ascii: ",")) }
+            for b in String(app).utf8 { add(b) }
+        }
+        add(UInt8(ascii: "]"))
+        for b in json { add(b) }
+        return hash
     }
 
     /// The format of a saved caught-up scheduler row: this version, the conditions, where it
@@ -362,7 +396,7 @@ public final class ModelRepository {
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
     /// a failure only costs the next process the catching up.
     private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64) {
-        guard savesFolds, let bytes = try? state.scheduler.savedState() else { return }
+        guard savesSchedulers, let bytes = try? state.scheduler.savedState() else { return }
         var w = BinaryWriter()
         w.int(Self.savedSchedulerVersion)
         w.conditions(state.conditions)
@@ -370,9 +404,12 @@ public final class ModelRepository {
         w.bool(state.seen)
         w.uint64(priorTag)
         w.blob(bytes)
-        try? store.writeTransaction {
-            try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: w.bytes)])
-        }
+        do {
+            try store.writeTransaction {
+                try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: w.bytes)])
+            }
+            schedulersSaved += 1
+        } catch {}
     }
 
     /// A stored event as the model sees it.
@@ -394,7 +431,7 @@ public final class ModelRepository {
     }
 
     /// ``refresh(devices:)`` for device ids (every device when `nil`).
-    private func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
+    func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
         saveFailure = nil
         var names = try names()
         var state: ([Int64: DeviceModel], [Int64: DevicePrior])?
@@ -443,7 +480,7 @@ public final class ModelRepository {
         // Priors computed from the epoch's sums are saved for the next call, if their epoch is
         // still the saved one (else they are of no use); a store that cannot take them (read
         // only, full) is no error: the next call computes them again.
-        if !priorsToSave.isEmpty, savesFolds, let epochWatermark = priorsToSave.first.map({ $0.watermark }) {
+        if !priorsToSave.isEmpty, savesPriors, let epochWatermark = priorsToSave.first.map({ $0.watermark }) {
             do {
                 try store.writeTransaction {
                     guard let current = try priorEpoch(fold: try savedFold()), current.watermark == epochWatermark else { return }
@@ -566,20 +603,23 @@ public final class ModelRepository {
     /// A tag of saved sums: a 64-bit hash of their bytes (what a saved prior must match).
     /// - Complexity: O(bytes), about a millisecond for the development trace's 5 MB.
     static func sumsTag(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBytes { raw in
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(raw.count)
-            var i = 0
-            while i + 8 <= raw.count {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
-                h ^= h >> 29
-                i += 8
-            }
-            while i < raw.count {
-                h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
-                i += 1
-            }
-            return h == 0 ? 1 : h
+        bytes.withUnsafeBytes { sumsTag($0) }
+    }
+
+    /// ``sumsTag(_:)`` of bytes in place.
+    static func sumsTag(_ raw: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(raw.count)
+        var i = 0
+        while i + 8 <= raw.count {
+            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
+            h ^= h >> 29
+            i += 8
         }
+        while i < raw.count {
+            h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
+            i += 1
+        }
+        return h == 0 ? 1 : h
     }
 
     /// A device's prior as saved: the key it is kept under (``priorKey(epoch:apps:)``), then the prior.
@@ -649,15 +689,14 @@ public final class ModelRepository {
                 return try? DeviceModel(binary: bytes)
             }) else { continue }
             guard let model = decoded, let epoch,
-                  let (prior, record) = try epochPrior(of: id, model: model, saved: model, epoch: epoch, appNames: appNames)
+                  let (prior, record, tag) = try epochPriorAndTag(of: id, model: model, saved: model, epoch: epoch, appNames: appNames)
             else { return nil }
-            if savesFolds, let record { records.append(record) }
+            if savesPriors, let record { records.append(record) }
             models[id] = model
             priors[id] = prior
+            tags[id] = tag
             // Decoded, a model takes about twice its encoded size; its prior less than that again.
             if let cache {
-                let tag = Self.priorTag(prior)
-                tags[id] = tag
                 cache.keep(model, prior: prior, priorTag: tag, of: id, modelWatermark: modelWatermark, epochTag: epoch.tag, cost: 3 * size)
             }
         }

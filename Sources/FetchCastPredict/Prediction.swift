@@ -139,3 +139,18 @@ public enum Predictor {
         return out
     }
 }
+
+extension Predictor {
+    /// Catches up, and saves when the repository saves schedulers, the scheduler that a plan of
+    /// `device` with `request`'s apps and budget starts from, as of the device's last event:
+    /// what `predict --device D` reads, and what a later plan (`serve`'s, from the clock) goes
+    /// on from instead of replaying the device's history.
+    /// - Returns: Whether the device has events (else there is nothing to keep).
+    static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> Bool {
+        guard let model = snapshot.models[device], let last = model.lastEventTime else { return false }
+        let apps = model.appsBySessions(limit: request.topApps)
+        return try snapshot.scheduler(
+            of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
+            before: last, inclusive: true) != nil
+    }
+}

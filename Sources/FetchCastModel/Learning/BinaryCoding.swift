@@ -25,7 +25,11 @@ package struct BinaryWriter {
     }
     package mutating func doubles(_ a: [Double]) {
         int(a.count)
+        #if _endian(little)
+        a.withUnsafeBytes { bytes.append(contentsOf: $0) }  // the same bytes, in one copy
+        #else
         for v in a { double(v) }
+        #endif
     }
     package mutating func optionalInt(_ v: Int?) {
         bool(v != nil)

@@ -39,6 +39,9 @@ package final class FetchCastService: Sendable {
     /// events, goes on from the last one).
     private let schedulers = SchedulerCache(capacityBytes: 32 << 20)
     private let now: @Sendable () -> Double
+    /// The warm-up's connection (opened on first use), apart from the writer's so that an
+    /// ingest never waits for a warm-up, and from the readers' so that plans never do.
+    private let warmer = Mutex<Warmer?>(nil)
 
     /// Opens (creating when missing) the store at `path`.
     /// - Parameters:
@@ -95,6 +98,23 @@ package final class FetchCastService: Sendable {
     /// - Complexity: O(new events + devices × apps) when there are new events.
     package func foldPending() throws {
         try writer.withLock { writer in _ = try writer.repository.refresh(devices: []) }
+    }
+
+    /// Saves, for every device whose saved scheduler is missing or behind its events, the
+    /// scheduler a plan with default parameters starts from, caught up as of the device's last
+    /// event (``ModelRepository/keepSchedulersCurrent(request:batchSize:shouldStop:)``): a first
+    /// plan of the device then restores one row instead of replaying its history. Call it after
+    /// ``foldPending()`` and once at start, off the request path; answers do not change, only
+    /// their cost. Runs one at a time, on a connection of its own.
+    /// - Parameter shouldStop: Asked between devices (a shutdown); `true` ends the pass early.
+    /// - Complexity: every device after a new prior epoch (each one's history replayed), else the
+    ///   devices with events since the last complete pass.
+    @discardableResult
+    package func keepSchedulersCurrent(shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
+        try warmer.withLock { warmer in
+            if warmer == nil { warmer = try Warmer(path: path, cache: cache) }
+            return try warmer!.repository.keepSchedulersCurrent(shouldStop: shouldStop)
+        }
     }
 
     // MARK: Plans
@@ -224,8 +244,25 @@ package final class FetchCastService: Sendable {
             store = try Store(path: path, create: false)
             repository = ModelRepository(store: store)
             repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
+            repository.savesSchedulers = false  // the warm-up saves them, off the request path
             repository.cache = cache
             repository.schedulerCache = schedulers
+        }
+    }
+
+    /// The warm-up's connection: reads like a reader, saves caught-up schedulers (at the CLI's
+    /// durability: they are derived, and rebuilt when lost).
+    private final class Warmer: @unchecked Sendable {  // used under the service's lock
+        let store: Store
+        let repository: ModelRepository
+
+        init(path: String, cache: ModelCache) throws {
+            store = try Store(path: path, create: false)
+            repository = ModelRepository(store: store)
+            repository.savesFolds = false  // the writer folds
+            repository.cache = cache
+            // Its schedulers go to the store, not to the readers' memory.
+            repository.schedulerCache = SchedulerCache(capacityBytes: 0)
         }
     }
 

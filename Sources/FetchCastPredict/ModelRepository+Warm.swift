@@ -1,0 +1,103 @@
+import FetchCastModel
+import FetchCastStore
+
+/// Keeping every device's scheduler saved and current, so that a first plan reads one row.
+///
+/// A plan starts from a following scheduler caught up with the device's history. Without a
+/// saved one that means replaying the history (a few milliseconds for a device of the
+/// benchmark's fleet, tens for a long trace); with one saved as of the device's last event it
+/// means reading and restoring one row. ``keepSchedulersCurrent(request:batchSize:shouldStop:)``
+/// saves, for each device whose saved scheduler is missing or behind, the very scheduler
+/// `predict --device D` saves (same key, same bytes), so what a plan answers does not depend
+/// on whether it was warmed: only how fast it answers.
+///
+/// What a pass must look at is kept in a marker row (``warmMarkerKey``): the store's last event
+/// and the prior epoch as of the last complete pass. A new epoch changes every device's prior,
+/// so every scheduler is caught up again; otherwise only the devices with events since.
+extension ModelRepository {
+    /// The row recording the last complete warm-up: its watermark is the last event it covered;
+    /// its state the watermark and tag of the prior epoch it ran in (16 bytes, little-endian).
+    static let warmMarkerKey = "schedulers-current"
+
+    /// What a warm-up did.
+    package struct WarmOutcome: Sendable, Equatable {
+        /// Devices looked at.
+        package var devices = 0
+        /// Schedulers caught up and saved (missing, behind, or of an older epoch).
+        package var saved = 0
+        /// Whether it looked at every device it had to (a stopped pass leaves the marker as it was).
+        package var complete = false
+    }
+
+    /// Saves, for every device whose saved scheduler for `request`'s apps and budget is missing
+    /// or behind its events, that scheduler caught up as of the device's last event
+    /// (``Predictor/catchUp(_:request:snapshot:)``).
+    ///
+    /// Needs a saved fold (``refresh(devices:)`` by a repository that saves folds); without one it
+    /// does nothing. Does not fold for the fleet: devices with events newer than the saved fold
+    /// are brought up to date in memory, as a reader does. Set ``savesSchedulers``.
+    /// - Parameters:
+    ///   - request: Whose scheduler (apps and budget; the device, times and count are ignored):
+    ///     by default that of a plan with default parameters.
+    ///   - batchSize: Devices whose state is held at once.
+    ///   - shouldStop: Asked between devices; `true` ends the pass early (marker unchanged).
+    /// - Complexity: O(devices looked at × (a saved row, or the device's history when it must be
+    ///   caught up from nothing)); after a pass, O(devices with new events) until the next epoch.
+    package func keepSchedulersCurrent(
+        request: PredictionRequest = PredictionRequest(), batchSize: Int = 256, shouldStop: () -> Bool = { false }
+    ) throws -> WarmOutcome {
+        var outcome = WarmOutcome()
+        guard savesSchedulers else { return outcome }
+        // What to look at, from one read snapshot: the devices with events since the last
+        // complete pass of the same epoch, or every device.
+        var ids: [Int64] = []
+        var covered: (last: Int64, epoch: PriorEpoch)?
+        try store.readTransaction {
+            let last = try store.lastEventID()
+            guard last > 0, let fold = try savedFold(), let epoch = try priorEpoch(fold: fold) else { return }
+            covered = (last, epoch)
+            if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag, marker.last <= last {
+                let changed = try store.devicesWithEvents(afterID: marker.last)
+                if !changed.everyDevice {
+                    ids = changed.devices
+                    return
+                }
+            }
+            ids = try store.deviceNames().keys.sorted()
+        }
+        guard let covered else { return outcome }
+        let saveBefore = schedulersSaved
+        var start = 0
+        while start < ids.count {
+            let batch = ids[start..<min(ids.count, start + max(1, batchSize))]
+            start += batch.count
+            let snapshot = try refresh(ids: Set(batch))
+            for id in batch {
+                if shouldStop() {
+                    outcome.saved = schedulersSaved - saveBefore
+                    return outcome
+                }
+                outcome.devices += 1
+                _ = try Predictor.catchUp(id, request: request, snapshot: snapshot)
+            }
+        }
+        outcome.saved = schedulersSaved - saveBefore
+        outcome.complete = true
+        var w = BinaryWriter()
+        w.uint64(UInt64(bitPattern: covered.epoch.watermark))
+        w.uint64(covered.epoch.tag)
+        try store.writeTransaction {
+            try store.saveModelStates([Store.ModelStateRecord(key: Self.warmMarkerKey, watermark: covered.last, state: w.bytes)])
+        }
+        return outcome
+    }
+
+    /// The last complete warm-up's last event and epoch, if one is recorded.
+    private func warmMarker() throws -> (last: Int64, epochWatermark: Int64, epochTag: UInt64)? {
+        try store.withModelState(key: Self.warmMarkerKey) { watermark, bytes -> (Int64, Int64, UInt64)? in
+            var r = BinaryReader(bytes)
+            guard let epochWatermark = try? r.uint64(), let tag = try? r.uint64(), r.offset == bytes.count else { return nil }
+            return (watermark, Int64(bitPattern: epochWatermark), tag)
+        } ?? nil
+    }
+}

@@ -1,0 +1,144 @@
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+import Testing
+import FetchCastTestSupport
+@testable import FetchCastPredict
+
+/// The warm-up (``ModelRepository/keepSchedulersCurrent(request:batchSize:shouldStop:)``) saves
+/// the scheduler every device's next plan starts from, so that a reader that never planned the
+/// device restores it instead of replaying the history, and answers exactly what a store that
+/// was never warmed answers; each pass after the first catches up only the devices with new
+/// events, until a new prior epoch makes it catch up every device again.
+struct SchedulerWarmUpTests {
+    /// Days of habits of each device from 2023-11-13, 2023-11-26's only up to 08:06.
+    private static func history(devices: [String], days: Range<Int> = 0..<14) -> [String] {
+        var rows: [String] = []
+        for day in days {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            for (i, d) in devices.enumerated() {
+                rows += ["\(date)T08:0\((day + i) % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:1\(day % 7):00+01:00,\(d),chat,launch,,,",
+                         "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\((day + 2 * i) % 7):00+01:00,\(d),mail,launch,,,"]
+            }
+        }
+        return rows.sorted().filter { $0 < "2023-11-26T08:07" || $0 >= "2023-11-27" }
+    }
+
+    /// A store fed the same files as another.
+    private final class Twin {
+        let temporary: TemporaryStore
+        let store: Store
+
+        init() throws {
+            temporary = try TemporaryStore()
+            store = try temporary.open()
+        }
+
+        func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
+
+        /// Folds what was ingested, as the service's writer does after an ingest.
+        func fold() throws { _ = try ModelRepository(store: store).refresh(devices: []) }
+
+        /// A pass of a repository that saves schedulers but not folds (the service's warm-up).
+        func warm(shouldStop: () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
+            let warmer = ModelRepository(store: store)
+            warmer.savesFolds = false
+            return try warmer.keepSchedulersCurrent(shouldStop: shouldStop)
+        }
+
+        /// A plan with the default parameters by a reader that saves nothing; whether it went
+        /// on from a saved scheduler.
+        func plan(_ device: String, at text: String) throws -> (fetches: [Prediction], restored: Bool) {
+            let reader = ModelRepository(store: store)
+            reader.savesFolds = false
+            reader.savesSchedulers = false
+            let request = PredictionRequest(device: device, at: Timestamp.parseArgument(text)!, count: 20)
+            let fetches = try Predictor.predict(request, snapshot: try reader.refresh(devices: [device]))
+            return (fetches, reader.schedulersReused == 1)
+        }
+    }
+
+    @Test func afterAPassEveryFirstPlanRestoresASavedSchedulerAndAnswersAsWithout() throws {
+        let warmed = try Twin(), cold = try Twin()
+        for twin in [warmed, cold] {
+            try twin.ingest(Self.history(devices: ["a", "b", "c"]))
+            try twin.fold()
+        }
+        let outcome = try warmed.warm()
+        #expect(outcome == ModelRepository.WarmOutcome(devices: 3, saved: 3, complete: true))
+        for device in ["a", "b", "c"] {
+            let plan = try warmed.plan(device, at: "2023-11-26T08:07:00+01:00")
+            let replayed = try cold.plan(device, at: "2023-11-26T08:07:00+01:00")
+            #expect(plan.restored, "\(device)")
+            #expect(!replayed.restored)
+            #expect(!plan.fetches.isEmpty)
+            #expect(plan.fetches == replayed.fetches, "\(device)")
+        }
+        // Nothing new: the next pass looks at no device.
+        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
+    }
+
+    @Test func aPassCatchesUpTheDevicesWithNewEventsAndEveryDeviceInANewEpoch() throws {
+        let warmed = try Twin(), cold = try Twin()
+        func both(_ rows: [String], fold: Bool = true) throws {
+            for twin in [warmed, cold] {
+                try twin.ingest(rows)
+                if fold { try twin.fold() }
+            }
+        }
+        try both(Self.history(devices: ["a", "b", "c"]))
+        _ = try warmed.warm()
+
+        // Events of `a`, folded: only `a` is caught up again.
+        try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,", "2023-11-26T20:06:00+01:00,a,mail,launch,,,"])
+        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
+        #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").restored)
+        #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("a", at: "2023-11-26T20:06:01+01:00")).fetches)
+        #expect(try warmed.plan("b", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("b", at: "2023-11-26T20:06:01+01:00")).fetches)
+
+        // Events of `b` not folded yet: caught up from the saved fold plus its new events, as a
+        // reader brings it up to date; still right once the writer folds.
+        try both(["2023-11-26T12:37:00+01:00,b,news,launch,,,"], fold: false)
+        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
+        #expect(try warmed.plan("b", at: "2023-11-26T13:00:00+01:00").restored)
+        try warmed.fold()
+        try cold.fold()
+        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
+        let b = try warmed.plan("b", at: "2023-11-26T13:00:00+01:00")
+        #expect(b.restored)
+        #expect(b.fetches == (try cold.plan("b", at: "2023-11-26T13:00:00+01:00")).fetches)
+
+        // Two weeks of `c` (more than a quarter of the store's events) start a new prior epoch:
+        // every device's prior moved, every scheduler is caught up again.
+        try both(Self.history(devices: ["c"], days: 14..<28)
+            + ["2023-12-11T08:05:00+01:00,a,mail,launch,,,", "2023-12-11T08:05:00+01:00,b,mail,launch,,,", "2023-12-11T08:05:00+01:00,c,mail,launch,,,"])
+        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 3, complete: true))
+        for device in ["a", "b", "c"] {
+            let at = "2023-12-11T08:07:00+01:00"
+            let plan = try warmed.plan(device, at: at)
+            #expect(plan.restored, "\(device)")
+            #expect(!plan.fetches.isEmpty, "\(device)")
+            #expect(plan.fetches == (try cold.plan(device, at: at)).fetches, "\(device)")
+        }
+    }
+
+    @Test func aStoppedPassIsTakenUpByTheNextWithoutSavingWhatIsCurrent() throws {
+        let twin = try Twin()
+        try twin.ingest(Self.history(devices: ["a", "b", "c"]))
+        try twin.fold()
+        var asked = 0
+        let stopped = try twin.warm { asked += 1; return asked > 1 }
+        #expect(stopped == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: false))
+        // No marker: every device is looked at again; the one saved is current, not saved again.
+        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 2, complete: true))
+    }
+
+    @Test func withoutASavedFoldAPassDoesNothing() throws {
+        let twin = try Twin()
+        try twin.ingest(Self.history(devices: ["a"]))
+        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: false))
+        let reader = ModelRepository(store: twin.store)
+        reader.savesSchedulers = false
+        #expect(try reader.keepSchedulersCurrent() == ModelRepository.WarmOutcome())
+    }
+}
