@@ -59,12 +59,18 @@ public func buildApplication(
     DevicesController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
     PlansController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
 
+    let warmup = SchedulerWarmup(
+        service: service, enabled: configuration.warmsSchedulers,
+        saved: registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "schedulers_saved", unitName: "total",
+            helpText: "Caught-up schedulers the background warm-up saved to the store")),
+        logger: logger)
     let v1Ingest = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .ingest)), prefix: "/v1", table: table)
     EventsController(
         service: service, pools: pools, maxBody: configuration.maxBody, spoolDirectory: configuration.spoolDirectory,
         eventsIngested: registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events")),
-        folds: FoldScheduler()
+        folds: FoldScheduler(), warmup: warmup
     ).addRoutes(to: v1Ingest)
 
     var http1 = HTTP1Channel.Configuration(
@@ -76,7 +82,7 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "fetchcast"),
-        services: [pools],
+        services: [pools, warmup],
         onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     return (app, table)

@@ -20,6 +20,10 @@ public struct ServeConfiguration: Sendable {
     public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest.
     public var spoolDirectory: String = "/tmp"
+    /// Whether every device's caught-up scheduler is kept saved in the store in the background
+    /// (first plans then restore one row instead of replaying a history; the store grows by
+    /// a saved scheduler per device).
+    public var warmsSchedulers = true
     /// The clock (Unix seconds): plans without `at` start here.
     public var now: @Sendable () -> Double = WallClock.now
 

@@ -12,6 +12,7 @@ struct EventsController {
     let spoolDirectory: String
     let eventsIngested: Prometheus.Counter
     let folds: FoldScheduler
+    let warmup: SchedulerWarmup
 
     func addRoutes(to group: RecordedGroup) {
         group.post("events", use: ingest)
@@ -48,8 +49,12 @@ struct EventsController {
         if outcome.events > 0 {
             // Fold the new events soon, off this request's path and with the ingests that
             // follow within `folds.delay`, so that plans find the model current.
-            let pools = self.pools
-            folds.schedule { _ = try? await pools.write { try service.foldPending() } }
+            // Then the changed devices' saved schedulers are caught up, in the background.
+            let pools = self.pools, warmup = self.warmup
+            folds.schedule {
+                _ = try? await pools.write { try service.foldPending() }
+                warmup.schedule()
+            }
         }
         return try JSONResponse.make(outcome)
     }

@@ -32,6 +32,10 @@ extension FetchCast {
         @Flag(help: "Serve without tokens: every request may do everything (loopback addresses only).")
         var insecureNoAuth = false
 
+        @Flag(help: ArgumentHelp(
+            "Do not keep every device's caught-up scheduler saved in the store in the background: first plans then replay each device's history, and the store stays smaller."))
+        var noWarmUp = false
+
         func validate() throws {
             if tokens == nil && !insecureNoAuth {
                 throw ValidationError("--tokens FILE is needed (or --insecure-no-auth, for a loopback address only); docs/serve.md says how to make tokens.")
@@ -53,6 +57,7 @@ extension FetchCast {
             configuration.host = host
             configuration.port = port
             configuration.maxBody = Self.bytes(maxBody) ?? 64 << 20
+            configuration.warmsSchedulers = !noWarmUp
             if let tokens {
                 do {
                     configuration.tokens = try TokenTable(contentsOf: tokens)

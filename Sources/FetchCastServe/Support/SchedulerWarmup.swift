@@ -1,0 +1,97 @@
+import FetchCastPredict
+import Logging
+import NIOPosix
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps every device's caught-up scheduler saved in the store, in the background, so that a
+/// device's first plan after the server starts (or after a new prior epoch) restores one row
+/// instead of replaying the device's history (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
+///
+/// A pass runs once at start (every device, unless a complete pass of the same epoch is
+/// recorded: then only the devices with events since) and after each fold (the devices it
+/// changed; every device when the fold started a new epoch). Passes run one at a time on a
+/// thread of their own at a lower scheduling priority, so that plans come first; a pass asked
+/// for while one runs runs once after it. Answers never depend on it, only their cost.
+final class SchedulerWarmup: Service, Sendable {
+    private let service: FetchCastService
+    private let enabled: Bool
+    private let thread = NIOThreadPool(numberOfThreads: 1)
+    /// Whether a pass runs, and whether another was asked for meanwhile.
+    private let state = Mutex<(running: Bool, again: Bool)>((false, false))
+    private let stopping = Atomic<Bool>(false)
+    private let saved: Prometheus.Counter
+    private let logger: Logger
+
+    init(service: FetchCastService, enabled: Bool, saved: Prometheus.Counter, logger: Logger) {
+        self.service = service
+        self.enabled = enabled
+        self.saved = saved
+        self.logger = logger
+        thread.start()
+    }
+
+    /// Asks for a pass (runs now, or once after the running one).
+    func schedule() {
+        guard enabled, !stopping.load(ordering: .relaxed) else { return }
+        let start = state.withLock { s -> Bool in
+            if s.running {
+                s.again = true
+                return false
+            }
+            s.running = true
+            return true
+        }
+        guard start else { return }
+        thread.submit { [self] work in
+            guard work == .active else { return state.withLock { $0.running = false } }
+            Self.lowerPriority()
+            repeat { pass() } while state.withLock { s -> Bool in
+                if s.again, !stopping.load(ordering: .relaxed) {
+                    s.again = false
+                    return true
+                }
+                s.running = false
+                return false
+            }
+        }
+    }
+
+    private func pass() {
+        let started = ContinuousClock.now
+        do {
+            let outcome = try service.keepSchedulersCurrent(shouldStop: { [self] in stopping.load(ordering: .relaxed) })
+            saved.increment(by: Int64(outcome.saved))
+            if outcome.saved > 0 {
+                logger.info("schedulers kept current", metadata: [
+                    "devices": "\(outcome.devices)", "saved": "\(outcome.saved)", "complete": "\(outcome.complete)",
+                    "seconds": "\((ContinuousClock.now - started).components.seconds)",
+                ])
+            }
+        } catch {
+            // Plans stay exact without it (they replay the history); say why it stopped.
+            logger.warning("keeping schedulers current failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A nice value of 10 for the calling thread, so that request threads come first on a busy
+    /// machine (on Linux the nice value is per thread, and `who` 0 is the calling one).
+    private static func lowerPriority() {
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
+    }
+
+    /// Runs a first pass, waits for graceful shutdown, then stops between two devices.
+    func run() async throws {
+        schedule()
+        try? await gracefulShutdown()
+        stopping.store(true, ordering: .relaxed)
+        try await thread.shutdownGracefully()
+    }
+}
