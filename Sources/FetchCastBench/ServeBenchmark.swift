@@ -43,7 +43,15 @@ package enum ServeBenchmark {
         package var events: Int64 = 0
         package var foldSeconds = 0.0
         package var inProcessThreads = 0
+        /// First plans with every device's scheduler saved (the reference of the HTTP load).
         package var inProcessPlansPerSecond = 0.0
+        /// First plans without saved schedulers: each replays its device's history.
+        package var inProcessReplayPlansPerSecond = 0.0
+        /// The warm-up that saves every device's scheduler (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
+        package var warmUpSeconds = 0.0
+        package var warmUpSaved = 0
+        /// What the saved schedulers add to the store (database and write-ahead log).
+        package var warmUpStoreBytes: Int64 = 0
         package var httpRequests = 0
         package var httpErrors = 0
         package var httpRequestsPerSecond = 0.0
@@ -106,7 +114,10 @@ package enum ServeBenchmark {
         let ingest = ChildProcess.run([executable, "ingest", "--db", store, "--quiet"] + inputs)
         guard ingest.status == 0 else { throw Failure(description: "fetchcast ingest failed (status \(ingest.status))") }
 
-        // The library, in process: fold once, then plan devices round robin on every core.
+        // The library, in process: fold once, then plan devices round robin on every core,
+        // first without saved schedulers (each first plan replays its device's history), then,
+        // after the warm-up `serve` runs in the background, with them (a first plan restores
+        // one row): the reference for the HTTP load, whose server starts with them saved.
         var names: [String] = []
         // Each device's plan is asked for a second or two after its last event, as a backend asks
         // right after it hears of one (a plan from the clock, years after these traces, is
@@ -130,29 +141,21 @@ package enum ServeBenchmark {
             result.events = try Store(path: store, create: false).stats().events
             log.write("\(result.devices) devices, \(result.events) events; model folded in \(format(result.foldSeconds)) s\n")
             result.inProcessThreads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            let counts = Mutex([Int](repeating: 0, count: result.inProcessThreads))
-            let deadline = WallClock.monotonic() + options.seconds
-            let started = WallClock.monotonic()
-            let shared = names, sharedAsks = asks
-            DispatchQueue.concurrentPerform(iterations: result.inProcessThreads) { thread in
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
-                var i = thread * 7919, n = 0
-                while WallClock.monotonic() < deadline {
-                    // What the handler does: plan, then encode the answer as JSON.
-                    let at = sharedAsks[i % shared.count]
-                    let device = shared[i % shared.count]
-                    if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
-                        _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
-                    }
-                    i += 1
-                    n += 1
-                }
-                counts.withLock { $0[thread] = n }
-            }
-            let total = counts.withLock { $0.reduce(0, +) }
-            result.inProcessPlansPerSecond = Double(total) / (WallClock.monotonic() - started)
-            log.write("in process: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
+            result.inProcessReplayPlansPerSecond = try planInProcess(service, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
+            log.write("in process, no saved schedulers (each first plan replays its device's history): \(format(result.inProcessReplayPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
+
+            let bytesBefore = service.storeBytes
+            let warming = WallClock.monotonic()
+            let warmed = try service.keepSchedulersCurrent()
+            result.warmUpSeconds = WallClock.monotonic() - warming
+            result.warmUpSaved = warmed.saved
+            result.warmUpStoreBytes = service.storeBytes - bytesBefore
+            log.write("warm-up: \(warmed.saved) schedulers of \(warmed.devices) devices saved in \(format(result.warmUpSeconds)) s (one thread); store +\(format(Double(result.warmUpStoreBytes) / 1_048_576, 0)) MiB\n")
+
+            // A new service: nothing of the first pass in memory.
+            result.inProcessPlansPerSecond = try planInProcess(
+                try FetchCastService(path: store), names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
+            log.write("in process, saved schedulers: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
         }
 
         // The same plans over HTTP, from a `fetchcast serve` child process.
@@ -265,6 +268,31 @@ package enum ServeBenchmark {
         result.ingestEvents = Int64(options.ingestRows)
         log.write("ingest of \(options.ingestRows) rows: fetchcast ingest \(format(cli.seconds)) s, POST /v1/events \(format(result.postSeconds)) s\n")
         return result
+    }
+
+    /// Plans `names` round robin (each at its `asks` instant) on `threads` threads for `seconds`,
+    /// as the handler does (plan, then encode the answer as JSON); plans per second.
+    static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double) throws -> Double {
+        let counts = Mutex([Int](repeating: 0, count: threads))
+        let deadline = WallClock.monotonic() + seconds
+        let started = WallClock.monotonic()
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
+            var i = thread * 7919, n = 0
+            while WallClock.monotonic() < deadline {
+                let at = asks[i % names.count]
+                let device = names[i % names.count]
+                if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
+                    _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
+                }
+                i += 1
+                n += 1
+            }
+            counts.withLock { $0[thread] = n }
+        }
+        let total = counts.withLock { $0.reduce(0, +) }
+        return Double(total) / (WallClock.monotonic() - started)
     }
 
     /// Devices of the warm pass (their schedulers fit the server's cache: 32 MiB).
