@@ -27,19 +27,28 @@ struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Keeps `value` for `key`, replacing what was kept for it; a value costing more than the
     /// capacity is not kept.
-    mutating func keep(_ value: Value, for key: Key, cost: Int) {
-        if let old = entries.removeValue(forKey: key) { bytes -= old.cost }
-        guard cost <= capacityBytes else { return }
+    /// - Returns: The values it dropped (the one replaced, the least recently used), for the
+    ///   caller to release after its lock: freeing a large value is not free.
+    @discardableResult
+    mutating func keep(_ value: Value, for key: Key, cost: Int) -> [Value] {
+        var dropped: [Value] = []
+        if let old = entries.removeValue(forKey: key) {
+            bytes -= old.cost
+            dropped.append(old.value)
+        }
+        guard cost <= capacityBytes else { return dropped }
         while bytes + cost > capacityBytes, head < order.count {
             let (oldest, stamp) = order[head]
             head += 1
             if let entry = entries[oldest], entry.stamp == stamp {
                 entries[oldest] = nil
                 bytes -= entry.cost
+                dropped.append(entry.value)
             }
         }
         bytes += cost
         touch(key, value: value, cost: cost)
+        return dropped
     }
 
     /// Drops every value.

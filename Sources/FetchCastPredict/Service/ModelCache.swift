@@ -44,10 +44,11 @@ package final class ModelCache: Sendable {
     ///   - priorTag: ``ModelRepository/priorTag(_:)`` of `prior`.
     ///   - cost: About how many bytes the state takes (its encoded size will do).
     func keep(_ model: DeviceModel, prior: DevicePrior, priorTag: UInt64, of device: Int64, modelWatermark: Int64, epochTag: UInt64, cost: Int) {
-        entries.withLock { entries in
+        // What it drops is released here, after the lock.
+        _ = entries.withLock { entries -> [Entry] in
             // A reader of an older snapshot does not replace what a newer one kept.
-            if let kept = entries.value(for: device), kept.epochTag == epochTag, kept.modelWatermark > modelWatermark { return }
-            entries.keep(
+            if let kept = entries.value(for: device), kept.epochTag == epochTag, kept.modelWatermark > modelWatermark { return [] }
+            return entries.keep(
                 Entry(model: model, prior: prior, priorTag: priorTag, modelWatermark: modelWatermark, epochTag: epochTag), for: device, cost: cost)
         }
     }

@@ -35,7 +35,8 @@ package final class SchedulerCache: Sendable {
     /// Keeps a caught-up scheduler for `key`, replacing what was kept for it.
     func keep(_ caughtUp: ModelRepository.CaughtUp, priorTag: UInt64, for key: ModelRepository.SchedulerKey) {
         let cost = caughtUp.scheduler.model.approximateBytes + 2048
-        state.withLock { $0.keep(Entry(caughtUp: caughtUp, priorTag: priorTag), for: key, cost: cost) }
+        // What it drops is released here, after the lock.
+        _ = state.withLock { $0.keep(Entry(caughtUp: caughtUp, priorTag: priorTag), for: key, cost: cost) }
     }
 
     /// Schedulers held (for tests and metrics).

@@ -9,7 +9,7 @@ struct BoundedCacheTests {
         cache.keep("b", for: 2, cost: 10)
         cache.keep("c", for: 3, cost: 10)
         #expect(cache.value(for: 1) == "a")  // 1 is now the most recently used
-        cache.keep("d", for: 4, cost: 10)  // drops 2
+        #expect(cache.keep("d", for: 4, cost: 10) == ["b"], "returns what it drops, for release outside a lock")
         #expect(cache.value(for: 2) == nil)
         #expect(cache.value(for: 1) == "a" && cache.value(for: 3) == "c" && cache.value(for: 4) == "d")
         #expect(cache.count == 3 && cache.bytes == 30)
@@ -18,7 +18,7 @@ struct BoundedCacheTests {
     @Test func replacingAValueCountsItsNewCostOnce() {
         var cache = BoundedCache<Int, String>(capacityBytes: 30)
         cache.keep("a", for: 1, cost: 10)
-        cache.keep("a2", for: 1, cost: 20)
+        #expect(cache.keep("a2", for: 1, cost: 20) == ["a"])
         #expect(cache.value(for: 1) == "a2" && cache.count == 1 && cache.bytes == 20)
         cache.keep("too big", for: 2, cost: 31)
         #expect(cache.value(for: 2) == nil && cache.bytes == 20, "a value costing more than the capacity is not kept")
