@@ -5,7 +5,7 @@
 /// store at the same moment cannot both create it.
 enum Schema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
 
     /// The index a plan reads a device's history through (created by migration 4; a large
     /// ingest drops it and builds it again, ``Ingestor``).
@@ -125,6 +125,11 @@ enum Schema {
         """
         DROP INDEX event_log_states;
         CREATE INDEX event_log_device_time ON event_log(device_id, time_us);
+        """,
+        // 4 → 5: a device's per-file aggregates (a page of `GET /v1/devices` walks the devices
+        // in name order and reads only theirs: O(page), not a scan of every file's counts).
+        """
+        CREATE INDEX file_counts_device ON file_counts(device_id);
         """,
     ]
 }
