@@ -52,6 +52,11 @@ package enum ServeBenchmark {
         package var warmUpSaved = 0
         /// What the saved schedulers add to the store (database and write-ahead log).
         package var warmUpStoreBytes: Int64 = 0
+        /// Of the in-process plans with saved schedulers, the share answered from the plans the
+        /// warm-up kept ahead (``FetchCastService/plansAnsweredAhead``).
+        package var inProcessAnsweredAhead = 0.0
+        /// `GET /healthz` from the same clients: what the HTTP layer alone serves (no store, no plan).
+        package var healthzRequestsPerSecond = 0.0
         package var httpRequests = 0
         package var httpErrors = 0
         package var httpRequestsPerSecond = 0.0
@@ -153,9 +158,12 @@ package enum ServeBenchmark {
             log.write("warm-up: \(warmed.saved) schedulers of \(warmed.devices) devices saved in \(format(result.warmUpSeconds)) s (one thread); store +\(format(Double(result.warmUpStoreBytes) / 1_048_576, 0)) MiB\n")
 
             // A new service: nothing of the first pass in memory.
+            let served = try FetchCastService(path: store)
+            var planned = 0
             result.inProcessPlansPerSecond = try planInProcess(
-                try FetchCastService(path: store), names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
-            log.write("in process, saved schedulers: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
+                served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds, planned: &planned)
+            result.inProcessAnsweredAhead = Double(served.plansAnsweredAhead) / Double(max(1, planned))
+            log.write("in process, saved schedulers and plans kept ahead: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads (\(format(100 * result.inProcessAnsweredAhead, 0))% answered from the plans kept ahead)\n")
         }
 
         // The same plans over HTTP, from a `fetchcast serve` child process.
@@ -176,6 +184,12 @@ package enum ServeBenchmark {
         result.p999 = percentile(sorted, 0.999)
         log.write("HTTP: \(format(result.httpRequestsPerSecond, 0)) requests/s from \(options.clients) clients, p50 \(format(result.p50 * 1000)) ms, p99 \(format(result.p99 * 1000)) ms, p99.9 \(format(result.p999 * 1000)) ms, \(result.httpErrors) errors\n")
         log.write("CPU in those \(format(result.httpSeconds)) s: server \(format(result.serverCPUSeconds)) s, load generator \(format(result.loadCPUSeconds)) s (of \(format(result.httpSeconds * Double(result.inProcessThreads))) s on \(result.inProcessThreads) cores)\n")
+
+        // The HTTP layer alone, from the same clients: `GET /healthz` (no store, no plan).
+        let floor = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: ["/healthz"], seconds: options.seconds)
+        result.healthzRequestsPerSecond = Double(floor.latencies.count) / floor.seconds
+        result.httpErrors += floor.errors
+        log.write("HTTP alone (GET /healthz from the same clients): \(format(result.healthzRequestsPerSecond, 0)) requests/s\n")
 
         // The warm pass: a working set of devices that fits the server's scheduler cache, asked
         // once to fill it, then loaded the same way. What a backend that asks again about the
@@ -273,6 +287,14 @@ package enum ServeBenchmark {
     /// Plans `names` round robin (each at its `asks` instant) on `threads` threads for `seconds`,
     /// as the handler does (plan, then encode the answer as JSON); plans per second.
     static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double) throws -> Double {
+        var planned = 0
+        return try planInProcess(service, names: names, asks: asks, threads: threads, seconds: seconds, planned: &planned)
+    }
+
+    /// ``planInProcess(_:names:asks:threads:seconds:)``, with the number of plans made.
+    static func planInProcess(
+        _ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double, planned: inout Int
+    ) throws -> Double {
         let counts = Mutex([Int](repeating: 0, count: threads))
         let deadline = WallClock.monotonic() + seconds
         let started = WallClock.monotonic()
@@ -292,6 +314,7 @@ package enum ServeBenchmark {
             counts.withLock { $0[thread] = n }
         }
         let total = counts.withLock { $0.reduce(0, +) }
+        planned = total
         return Double(total) / (WallClock.monotonic() - started)
     }
 

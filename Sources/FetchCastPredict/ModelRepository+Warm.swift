@@ -17,7 +17,8 @@ import FetchCastStore
 extension ModelRepository {
     /// The row recording the last complete warm-up: its watermark is the last event it covered;
     /// its state the watermark and tag of the prior epoch it ran in (16 bytes, little-endian).
-    static let warmMarkerKey = "schedulers-current"
+    /// (`schedulers-current` before plan tables: a store warmed then is warmed again, once.)
+    static let warmMarkerKey = "warmed-current"
 
     /// What a warm-up did.
     package struct WarmOutcome: Sendable, Equatable {
@@ -68,17 +69,41 @@ extension ModelRepository {
         guard let covered else { return outcome }
         let saveBefore = schedulersSaved
         var start = 0
+        // Plan tables are kept for the default request only (the one plans are asked with
+        // most): another request's apps or budget would need tables of their own.
+        let defaults = PredictionRequest()
+        let keepsTables = request.app == nil && request.apps.isEmpty && request.budget == defaults.budget
+            && request.topApps == defaults.topApps && request.constraints.isEmpty
+            && SchedulerConfiguration(budget: request.budget).checkInterval == nil
         while start < ids.count {
             let batch = ids[start..<min(ids.count, start + max(1, batchSize))]
             start += batch.count
+            // What the tables are valid for is read before the snapshot they are planned from:
+            // events or an epoch that come later only make them look older than they are.
+            let (watermark, epoch) = try store.readTransaction { (try store.lastEventID(), try priorEpoch(fold: try savedFold())) }
             let snapshot = try refresh(ids: Set(batch))
+            // A device looked at gets a new table or none: a later check trusts that a complete
+            // pass left no table older than its device's events (``precomputedPlan(_:)``).
+            var tables: [Store.ModelStateRecord] = []
+            var dropped: [Int64] = []
+            var stopped = false
             for id in batch {
                 if shouldStop() {
-                    outcome.saved = schedulersSaved - saveBefore
-                    return outcome
+                    stopped = true
+                    break
                 }
                 outcome.devices += 1
-                _ = try Predictor.catchUp(id, request: request, snapshot: snapshot)
+                if let (scheduler, last) = try Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
+                    let table = PlanTable(device: id, scheduler: scheduler, last: last, snapshot: snapshot)
+                    tables.append(planTableRecord(table, device: id, watermark: watermark, epoch: epoch))
+                } else {
+                    dropped.append(id)
+                }
+            }
+            try saveTables(tables, dropping: dropped)
+            if stopped {
+                outcome.saved = schedulersSaved - saveBefore
+                return outcome
             }
         }
         outcome.saved = schedulersSaved - saveBefore
@@ -92,8 +117,19 @@ extension ModelRepository {
         return outcome
     }
 
+    /// Saves plan tables and drops those of `dropped`, in one transaction; a failure (a full
+    /// disk) fails the pass, so that no marker says these devices' tables are current.
+    private func saveTables(_ tables: [Store.ModelStateRecord], dropping dropped: [Int64]) throws {
+        guard !tables.isEmpty || !dropped.isEmpty else { return }
+        try store.writeTransaction {
+            for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
+            try store.saveModelStates(tables)
+        }
+        planTablesSaved += tables.count
+    }
+
     /// The last complete warm-up's last event and epoch, if one is recorded.
-    private func warmMarker() throws -> (last: Int64, epochWatermark: Int64, epochTag: UInt64)? {
+    func warmMarker() throws -> (last: Int64, epochWatermark: Int64, epochTag: UInt64)? {
         try store.withModelState(key: Self.warmMarkerKey) { watermark, bytes -> (Int64, Int64, UInt64)? in
             var r = BinaryReader(bytes)
             guard let epochWatermark = try? r.uint64(), let tag = try? r.uint64(), r.offset == bytes.count else { return nil }

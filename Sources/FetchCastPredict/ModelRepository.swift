@@ -35,7 +35,7 @@ public final class ModelRepository {
     /// from an embedding process (a push backend) do not re-read them.
     private var namesCache: Names?
 
-    private struct Names {
+    struct Names {
         var watermark: Int64
         var devices: [Int64: String]
         var apps: [Int64: String]
@@ -48,7 +48,7 @@ public final class ModelRepository {
     /// The names, read again only where they grew: a device's or app's id and name never
     /// change once stored and no row of them is deleted, so events added since the last call
     /// cost a read of the devices and apps with newer ids (none, mostly), not of all of them.
-    private func names() throws -> Names {
+    func names() throws -> Names {
         let last = try store.lastEventID()
         if let cache = namesCache, cache.watermark == last { return cache }
         var names = namesCache ?? Names(watermark: 0, devices: [:], apps: [:], deviceIDs: [:])
@@ -227,6 +227,12 @@ public final class ModelRepository {
 
     /// Caught-up schedulers this repository saved to the store.
     package private(set) var schedulersSaved = 0
+
+    /// Plans answered from a device's saved ``PlanTable`` (for tests and metrics).
+    package internal(set) var plansFromTables = 0
+
+    /// Plan tables this repository saved (the warm-up's).
+    package internal(set) var planTablesSaved = 0
 
     /// A tag of a prior: a 64-bit hash of ``DevicePrior/binaryEncoded()``. A caught-up scheduler
     /// is only reused with a prior of the same tag.

@@ -119,38 +119,56 @@ public enum Predictor {
                 of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
                 before: start, inclusive: request.at == nil)
             else { continue }
-            model = scheduler.model
-            let plan = scheduler.plan(from: start, notBefore: notBefore, count: request.count, admits: admits)
-            let deviceName = snapshot.deviceNames[device] ?? String(device)
-            var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
-            for fetch in plan.prefix(request.count) {
-                let own = ownSessions[fetch.app] ?? Explanation.ownSessions(app: fetch.app, model: model, now: model.lastEventTime ?? fetch.time)
-                ownSessions[fetch.app] = own
-                let appName = snapshot.appNames[Int64(fetch.app)] ?? String(fetch.app)
-                out.append(Prediction(
-                    device: deviceName, app: appName,
-                    fetchAt: Timestamp.format(micros: Int64(fetch.time * 1_000_000), utcOffsetSeconds: model.lastOffset),
-                    fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
-                    newDataProbability: fetch.newDataProbability,
-                    reason: Explanation.reason(for: fetch, device: deviceName, model: model,
-                                               tau: model.configuration.tau, ownSessions: own, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
-            }
+            out += predictions(
+                of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, admits: admits, snapshot: snapshot)
         }
         return out
     }
 }
 
 extension Predictor {
+    /// The plan of `device` from `start` as records: ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``
+    /// of its caught-up scheduler, each fetch with its reason in words (from the scheduler's
+    /// model, as of the events it was told of). What ``predict(_:snapshot:)`` answers per device,
+    /// and what a ``PlanTable`` keeps ahead.
+    static func predictions(
+        of device: Int64, scheduler: LearnedPolicy, from start: Double, notBefore: Double, count: Int,
+        admits: ((Int32, Double, DeviceConditions) -> Bool)?, snapshot: ModelRepository.Snapshot
+    ) -> [Prediction] {
+        let model = scheduler.model
+        let plan = scheduler.plan(from: start, notBefore: notBefore, count: count, admits: admits)
+        let deviceName = snapshot.deviceNames[device] ?? String(device)
+        var out: [Prediction] = []
+        var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
+        for fetch in plan.prefix(count) {
+            let own = ownSessions[fetch.app] ?? Explanation.ownSessions(app: fetch.app, model: model, now: model.lastEventTime ?? fetch.time)
+            ownSessions[fetch.app] = own
+            let appName = snapshot.appNames[Int64(fetch.app)] ?? String(fetch.app)
+            out.append(Prediction(
+                device: deviceName, app: appName,
+                fetchAt: Timestamp.format(micros: Int64(fetch.time * 1_000_000), utcOffsetSeconds: model.lastOffset),
+                fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
+                newDataProbability: fetch.newDataProbability,
+                reason: Explanation.reason(for: fetch, device: deviceName, model: model,
+                                           tau: model.configuration.tau, ownSessions: own, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
+        }
+        return out
+    }
+
     /// Catches up, and saves when the repository saves schedulers, the scheduler that a plan of
     /// `device` with `request`'s apps and budget starts from, as of the device's last event:
     /// what `predict --device D` reads, and what a later plan (`serve`'s, from the clock) goes
     /// on from instead of replaying the device's history.
-    /// - Returns: Whether the device has events (else there is nothing to keep).
-    static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> Bool {
-        guard let model = snapshot.models[device], let last = model.lastEventTime else { return false }
+    /// - Returns: That scheduler and the device's last event (`nil` for a device without events:
+    ///   there is nothing to keep).
+    static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws
+        -> (scheduler: LearnedPolicy, last: Double)?
+    {
+        guard let model = snapshot.models[device], let last = model.lastEventTime else { return nil }
         let apps = model.appsBySessions(limit: request.topApps)
         return try snapshot.scheduler(
             of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
-            before: last, inclusive: true) != nil
+            before: last, inclusive: true
+        ).map { ($0, last) }
     }
 }

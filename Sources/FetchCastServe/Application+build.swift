@@ -51,7 +51,10 @@ public func buildApplication(
     let operations = OperationsController(
         service: service, pools: pools, registry: registry,
         storeBytes: registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "fetchcast", metricName: "store", unitName: "bytes", helpText: "Bytes of the store file and its write-ahead log")))
+            namespace: "fetchcast", metricName: "store", unitName: "bytes", helpText: "Bytes of the store file and its write-ahead log")),
+        plansAhead: ScrapedCount(registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "plans_answered_ahead", unitName: "total",
+            helpText: "Plans answered from the plans the warm-up kept ahead for their device (the others were made from its scheduler)"))))
     operations.addOpenRoutes(to: RecordedGroup(group: router.group(), prefix: "", table: table))
     operations.addRoutes(to: RecordedGroup(group: router.group().add(middleware: RequireScope(scope: .read)), prefix: "", table: table))
 

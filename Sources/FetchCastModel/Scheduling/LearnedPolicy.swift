@@ -127,6 +127,21 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         return next
     }
 
+    /// The instants of the decision points pending — a launch's reactive look, caches going
+    /// stale, retries, the next periodic look — each once, earliest first (`notBefore` aside).
+    ///
+    /// A look of a following policy changes what it would plan but adds no look of its own
+    /// (unless ``SchedulerConfiguration/checkInterval`` is set), so for starts `T` between two
+    /// of these instants, `(w₍ₖ₋₁₎, wₖ]`, ``plan(from:horizon:notBefore:count:admits:)`` makes
+    /// the same fetches as from `wₖ` (those before `T` + the horizon): what lets a device's plans
+    /// for every start be computed ahead, one per instant.
+    package var pendingLooks: [Double] {
+        var looks = [pendingTrigger, nextCheck].compactMap { $0 }
+        for (_, r) in retries where r.at.isFinite { looks.append(r.at) }
+        looks += expiries.values
+        return Array(Set(looks)).sorted()
+    }
+
     public mutating func observe(_ event: DeviceEvent) {
         if mode == .following {
             // The looks before this event, and those at its instant before a launch or a fetch.

@@ -39,6 +39,8 @@ package final class FetchCastService: Sendable {
     /// events, goes on from the last one).
     private let schedulers = SchedulerCache(capacityBytes: 32 << 20)
     private let now: @Sendable () -> Double
+    /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
+    private let answeredAhead = Atomic<Int>(0)
     /// The warm-up's connection (opened on first use), apart from the writer's so that an
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
     private let warmer = Mutex<Warmer?>(nil)
@@ -130,6 +132,11 @@ package final class FetchCastService: Sendable {
         var request = request
         if request.at == nil { request.at = now() }
         return try withReader { reader in
+            // The device's plans kept ahead by the warm-up, while they are exactly these.
+            if let planned = try reader.repository.precomputedPlan(request) {
+                answeredAhead.add(1, ordering: .relaxed)
+                return planned
+            }
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
             return try Predictor.predict(request, snapshot: snapshot)
@@ -193,6 +200,10 @@ package final class FetchCastService: Sendable {
             return try Predictor.predict(request, snapshot: snapshot).filter { $0.fetchAtUnix < to }
         }
     }
+
+    /// How many plans ``plan(_:)`` answered from the plans the warm-up kept ahead (the rest were
+    /// made from the device's scheduler).
+    package var plansAnsweredAhead: Int { answeredAhead.load(ordering: .relaxed) }
 
     // MARK: Devices and models
 

@@ -1,6 +1,7 @@
 import FetchCastPredict
 import Hummingbird
 import Prometheus
+import Synchronization
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.json`.
 struct OperationsController {
@@ -9,6 +10,8 @@ struct OperationsController {
     let pools: BlockingPools
     let registry: PrometheusCollectorRegistry
     let storeBytes: Prometheus.Gauge
+    /// Counts ``FetchCastService/plansAnsweredAhead``, brought up to date at each scrape.
+    let plansAhead: ScrapedCount
 
     /// Routes that need no token.
     func addOpenRoutes(to group: RecordedGroup) {
@@ -39,7 +42,24 @@ struct OperationsController {
     /// Prometheus text exposition.
     @Sendable func metrics(request: Request, context: Context) async throws -> Response {
         storeBytes.set(service.storeBytes)
+        plansAhead.update(to: service.plansAnsweredAhead)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+}
+
+/// A Prometheus counter of a count kept elsewhere, brought up to date when scraped.
+final class ScrapedCount: Sendable {
+    private let counter: Prometheus.Counter
+    private let counted = Mutex(0)
+
+    init(_ counter: Prometheus.Counter) { self.counter = counter }
+
+    /// Adds what `total` grew by since the last update.
+    func update(to total: Int) {
+        counted.withLock { counted in
+            counter.increment(by: Int64(max(0, total - counted)))
+            counted = max(counted, total)
+        }
     }
 }

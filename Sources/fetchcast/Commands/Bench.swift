@@ -193,13 +193,14 @@ extension FetchCast {
             }
             var out = FileSink.standardOutput()
             let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
-            let table = [["devices", "events", "in_process_replay_plans_s", "warm_up_s", "warm_up_MiB", "in_process_plans_s", "http_requests_s", "http_vs_in_process", "p50_ms", "p99_ms", "p99.9_ms",
+            let table = [["devices", "events", "in_process_replay_plans_s", "warm_up_s", "warm_up_MiB", "in_process_plans_s", "answered_ahead", "http_requests_s", "http_vs_in_process", "healthz_requests_s", "p50_ms", "p99_ms", "p99.9_ms",
                           "errors", "warm_requests_s", "warm_p99_ms", "live_requests_s", "live_p99_ms", "server_cpu", "load_cpu", "sweep_s", "server_peak_MiB", "ingest_s", "post_s",
                           "post_vs_ingest"],
                          [String(r.devices), String(r.events), CSVField.fixed(r.inProcessReplayPlansPerSecond, decimals: 0),
                           CSVField.fixed(r.warmUpSeconds, decimals: 1), CSVField.fixed(Double(r.warmUpStoreBytes) / 1_048_576, decimals: 0),
-                          CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0),
+                          CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0), CSVField.fixed(100 * r.inProcessAnsweredAhead, decimals: 0) + "%",
                           CSVField.fixed(r.httpRequestsPerSecond, decimals: 0), CSVField.fixed(r.throughputRatio, decimals: 2) + "x",
+                          CSVField.fixed(r.healthzRequestsPerSecond, decimals: 0),
                           ms(r.p50), ms(r.p99), ms(r.p999), String(r.httpErrors),
                           CSVField.fixed(r.warmRequestsPerSecond, decimals: 0), ms(r.warmP99),
                           CSVField.fixed(r.liveRequestsPerSecond, decimals: 0), ms(r.liveP99),
@@ -207,9 +208,14 @@ extension FetchCast {
                           CSVField.fixed(r.sweepSeconds, decimals: 2),
                           CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), CSVField.fixed(r.cliIngestSeconds, decimals: 2),
                           CSVField.fixed(r.postSeconds, decimals: 2), CSVField.fixed(r.ingestRatio, decimals: 2) + "x"]]
-            TextTable.write(table, rightAligned: Set(0..<23), to: &out)
+            TextTable.write(table, rightAligned: Set(0..<25), to: &out)
             let verdict = { (ok: Bool) in ok ? "meets" : "MISSES" }
-            log.write("HTTP throughput \(CSVField.fixed(r.throughputRatio, decimals: 2))x the in-process rate (target 0.5x: \(verdict(r.throughputRatio >= 0.5)) it), ")
+            log.write("HTTP throughput \(CSVField.fixed(r.throughputRatio, decimals: 2))x the in-process rate (target 0.5x: \(verdict(r.throughputRatio >= 0.5)) it; ")
+            // What HTTP adds to a plan, in machine time: the HTTP request's cost over the plan's.
+            let planMicros = 1e6 * Double(r.inProcessThreads) / max(r.inProcessPlansPerSecond, 1e-9)
+            let httpMicros = 1e6 * Double(r.inProcessThreads) / max(r.httpRequestsPerSecond, 1e-9)
+            let floorMicros = 1e6 * Double(r.inProcessThreads) / max(r.healthzRequestsPerSecond, 1e-9)
+            log.write("a plan takes \(CSVField.fixed(planMicros, decimals: 0)) µs of the machine in process, \(CSVField.fixed(httpMicros, decimals: 0)) µs over HTTP, GET /healthz \(CSVField.fixed(floorMicros, decimals: 0)) µs), ")
             log.write("p99 \(ms(r.p99)) ms (target 10 ms: \(verdict(r.p99 <= 0.010)) it; \(ms(r.warmP99)) ms warm, \(r.warmDevices) devices asked again; \(ms(r.liveP99)) ms while rows of other devices are posted), ")
             log.write("POST \(CSVField.fixed(r.ingestRatio, decimals: 2))x the events/s of fetchcast ingest (target 0.7x: \(verdict(r.ingestRatio >= 0.7)) it); scratch files in \(directory)\n")
             try FetchCast.finish(out)

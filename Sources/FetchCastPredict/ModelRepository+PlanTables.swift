@@ -1,0 +1,83 @@
+import FetchCastModel
+import FetchCastStore
+
+/// Each device's plans kept ahead (``PlanTable``), so that a plan with default parameters reads
+/// one small row instead of restoring and running the device's scheduler.
+///
+/// The warm-up (``keepSchedulersCurrent(request:batchSize:shouldStop:)``) saves a table per
+/// device it catches up, under ``planTableKey(device:)``, recording the store's last event
+/// and the prior epoch it read before planning. A table answers while it is exactly what
+/// planning from the events would give: the same prior epoch (within an epoch a device's prior
+/// changes only with its own events) and no event of the device, nor publish to every device,
+/// added since. Otherwise the plan is made as before.
+extension ModelRepository {
+    /// Where a device's plan table is kept: `plans:ID:HASH`, the hash of the constants it was
+    /// planned with (the default budget's scheduler configuration and the model's).
+    func planTableKey(device: Int64) -> String {
+        let request = PredictionRequest()
+        return Self.planTablePrefix + "\(device):"
+            + String(storageHash(apps: [Int32(request.topApps)], configuration: SchedulerConfiguration(budget: request.budget), model: configuration), radix: 16)
+    }
+
+    /// The start of every plan table's key.
+    static let planTablePrefix = "plans:"
+
+    /// The format of a saved table row: this version, the prior epoch's watermark and tag, then
+    /// the table (``PlanTable/binaryEncoded()``); the row's watermark is the store's last event
+    /// as of the planning.
+    private static let planTableVersion = 1
+
+    /// The row keeping `table` for `device`, planned from a snapshot read when the store's last
+    /// event was `watermark` and the prior epoch was `epoch`.
+    func planTableRecord(_ table: PlanTable, device: Int64, watermark: Int64, epoch: PriorEpoch) -> Store.ModelStateRecord {
+        var w = BinaryWriter()
+        w.int(Self.planTableVersion)
+        w.uint64(UInt64(bitPattern: epoch.watermark))
+        w.uint64(epoch.tag)
+        w.blob(table.binaryEncoded())
+        return Store.ModelStateRecord(key: planTableKey(device: device), watermark: watermark, state: w.bytes)
+    }
+
+    /// The plan `Predictor.predict(request, …)` would answer, from the device's saved table;
+    /// `nil` when no valid table applies: a request with other than the default apps, budget or
+    /// constraints, or a `notBefore` after `at`, a start not after the device's last event, or
+    /// a table missing, damaged, of another prior epoch, or older than an event of the device.
+    /// - Complexity: O(1) reads of small rows, and O(the device's events) at most to check
+    ///   that none was added since (through the store's (device, time) index).
+    package func precomputedPlan(_ request: PredictionRequest) throws -> [Prediction]? {
+        let defaults = PredictionRequest()
+        guard let name = request.device, let start = request.at, request.app == nil, request.apps.isEmpty,
+              request.budget == defaults.budget, request.topApps == defaults.topApps, request.constraints.isEmpty,
+              (request.notBefore ?? start) <= start
+        else { return nil }
+        return try store.readTransaction { () throws -> [Prediction]? in
+            guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
+            let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, PlanTable)? in
+                var r = BinaryReader(bytes)
+                guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
+                      let encoded = try? r.blob(), r.offset == bytes.count,
+                      let table = try? PlanTable(binary: encoded, device: name)
+                else { return nil }
+                return (watermark, Int64(bitPattern: epochWatermark), epochTag, table)
+            }
+            guard let (watermark, epochWatermark, epochTag, table) = read ?? nil,
+                  let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
+            else { return nil }
+            let last = try store.lastEventID()
+            guard watermark <= last else { return nil }  // events forgotten since
+            // Events of the device after the table's watermark make it stale. A complete warm-up
+            // pass of this epoch (its marker) gave every device with events up to the marker a new
+            // table or none, so a table older than the marker only needs the events after it.
+            var since = watermark
+            if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag,
+               marker.last > since, marker.last <= last
+            {
+                since = marker.last
+            }
+            if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
+            guard let plan = table.predictions(from: start, count: request.count) else { return nil }
+            plansFromTables += 1
+            return plan
+        }
+    }
+}

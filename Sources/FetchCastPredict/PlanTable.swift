@@ -1,0 +1,104 @@
+import FetchCastModel
+
+/// A device's plans for every start after its last event, computed ahead: what
+/// ``Predictor/predict(_:snapshot:)`` answers for a request with default apps and budget, for
+/// any `at` later than the device's last event, until the device's next event.
+///
+/// A plan from `T` is the caught-up scheduler run forward from `T` (docs/model.md), and what the
+/// run makes depends on `T` only through which of the scheduler's pending looks come before it
+/// (``LearnedPolicy/pendingLooks``) and where the horizon ends: for every `T` in `(wₖ₋₁, wₖ]`
+/// the plan is the fetches of the plan from `wₖ` that come before `T` + the horizon. So one
+/// plan per pending look answers every start, exactly (`PlanTableTests` compares it with
+/// planning from `T` for many `T`). The service's warm-up keeps a table per device in the store
+/// beside its caught-up scheduler; a plan request then reads a few kilobytes instead of
+/// restoring and running the scheduler.
+struct PlanTable: Sendable, Equatable {
+    /// Plans start strictly after this instant (the device's last event, Unix seconds).
+    var after: Double
+    /// One per pending look later than ``after``, earliest first.
+    var segments: [Segment]
+
+    /// The plan of the starts in (the previous segment's ``through``, ``through``].
+    struct Segment: Sendable, Equatable {
+        /// The pending look that ends it: the plan from here.
+        var through: Double
+        /// The plan from ``through``, every fetch of its horizon.
+        var predictions: [Prediction]
+    }
+
+    /// How far a plan looks ahead, seconds: ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``'s default.
+    static let horizon = 86_400.0
+
+    /// Plans every start after `last` from a scheduler caught up with every event of the device
+    /// up to `last` (inclusive).
+    /// - Complexity: O(pending looks × a plan).
+    init(device: Int64, scheduler: LearnedPolicy, last: Double, snapshot: ModelRepository.Snapshot) {
+        after = last
+        segments = scheduler.pendingLooks.filter { $0 > last }.map { look in
+            Segment(through: look, predictions: Predictor.predictions(
+                of: device, scheduler: scheduler, from: look, notBefore: look, count: .max, admits: nil, snapshot: snapshot))
+        }
+    }
+
+    init(after: Double, segments: [Segment]) {
+        self.after = after
+        self.segments = segments
+    }
+
+    /// The plan from `start` (at most `count` fetches); `nil` when `start` is not after
+    /// ``after`` (the plan must then be made from the events).
+    func predictions(from start: Double, count: Int) -> [Prediction]? {
+        guard start > after else { return nil }
+        guard let segment = segments.first(where: { start <= $0.through }) else { return [] }
+        let end = start + Self.horizon
+        return Array(segment.predictions.lazy.filter { $0.fetchAtUnix < end }.prefix(max(0, count)))
+    }
+}
+
+extension PlanTable {
+    /// The table's bytes: ``after``, then per segment its ``Segment/through`` and its
+    /// predictions (app, fetch time and its text, the two probabilities, the reason; the device
+    /// is the table's own and not repeated).
+    func binaryEncoded() -> [UInt8] {
+        var w = BinaryWriter()
+        w.double(after)
+        w.int(segments.count)
+        for segment in segments {
+            w.double(segment.through)
+            w.int(segment.predictions.count)
+            for p in segment.predictions {
+                w.blob(Array(p.app.utf8))
+                w.blob(Array(p.fetchAt.utf8))
+                w.double(p.fetchAtUnix)
+                w.double(p.launchProbability)
+                w.double(p.newDataProbability)
+                w.blob(Array(p.reason.utf8))
+            }
+        }
+        return w.bytes
+    }
+
+    /// Bytes that are not a table (a damaged row: the plan is then made from the events).
+    struct Damaged: Error {}
+
+    /// Decodes ``binaryEncoded()``, its predictions for `device`.
+    init(binary bytes: UnsafeRawBufferPointer, device: String) throws {
+        var r = BinaryReader(bytes)
+        func text() throws -> String { String(decoding: try r.blob(), as: UTF8.self) }
+        after = try r.double()
+        segments = []
+        for _ in 0..<(try r.count()) {
+            let through = try r.double()
+            var predictions: [Prediction] = []
+            for _ in 0..<(try r.count()) {
+                let app = try text(), fetchAt = try text()
+                let unix = try r.double(), launch = try r.double(), newData = try r.double()
+                predictions.append(Prediction(
+                    device: device, app: app, fetchAt: fetchAt, fetchAtUnix: unix, launchProbability: launch,
+                    newDataProbability: newData, reason: try text()))
+            }
+            segments.append(Segment(through: through, predictions: predictions))
+        }
+        guard r.offset == bytes.count else { throw Damaged() }
+    }
+}

@@ -1,0 +1,211 @@
+import FetchCastModel
+import FetchCastStore
+import FetchCastTrace
+import Foundation
+import Testing
+import FetchCastTestSupport
+@testable import FetchCastPredict
+
+/// A device's plans kept ahead (``PlanTable``, saved by the warm-up) answer exactly what planning
+/// from the events answers, for every start after the device's last event, and only while they
+/// are valid: the same prior epoch and no event of the device added since.
+struct PlanTableTests {
+    private static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
+
+    /// A store holding `rows` (or the bundled sample), folded and warmed as `fetchcast serve` does.
+    private final class Served {
+        let temporary = try! TemporaryStore()
+        let store: Store
+
+        init(rows: [String]? = nil) throws {
+            store = try temporary.open()
+            if let rows {
+                try temporary.ingest(rows, into: store)
+            } else {
+                _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: PlanTableTests.sample)
+            }
+            try fold()
+            try warm()
+        }
+
+        func fold() throws { _ = try ModelRepository(store: store).refresh(devices: []) }
+
+        @discardableResult
+        func warm() throws -> ModelRepository {
+            let warmer = ModelRepository(store: store)
+            warmer.savesFolds = false
+            _ = try warmer.keepSchedulersCurrent()
+            return warmer
+        }
+
+        /// A reader as the service's: saves nothing.
+        func reader() -> ModelRepository {
+            let reader = ModelRepository(store: store)
+            reader.savesFolds = false
+            reader.savesSchedulers = false
+            return reader
+        }
+
+        /// The plan from the table (`nil` when none applies) and the plan made from the events.
+        func plans(_ request: PredictionRequest) throws -> (kept: [Prediction]?, made: [Prediction]) {
+            let kept = try reader().precomputedPlan(request)
+            let made = try Predictor.predict(request, snapshot: try reader().refresh(devices: [request.device!]))
+            return (kept, made)
+        }
+
+        /// The saved table of `device`.
+        func table(_ device: String) throws -> PlanTable? {
+            let repository = reader()
+            guard let id = try repository.refresh(devices: [device]).device(named: device) else { return nil }
+            let row = try store.withModelState(key: repository.planTableKey(device: id)) { _, bytes in Array(bytes) }
+            return try row.map { bytes in
+                try bytes.withUnsafeBytes { raw in
+                    var r = BinaryReader(raw)
+                    _ = try r.int()
+                    _ = try r.uint64()
+                    _ = try r.uint64()
+                    return try PlanTable(binary: try r.blob(), device: device)
+                }
+            }
+        }
+    }
+
+    @Test func aKeptPlanIsThePlanFromTheEventsForEveryStartAfterTheLastEvent() throws {
+        let served = try Served()
+        let devices = try served.reader().refresh(devices: []).deviceNames.values.sorted()
+        #expect(devices.count == 14)
+        var compared = 0, nonEmpty = 0
+        for device in devices {
+            let table = try #require(try served.table(device), "every device has a table after the warm-up")
+            #expect(!table.segments.isEmpty, "\(device): a look is pending after the last event")
+            // Starts just after the last event, at and around every segment's end, and later.
+            var starts = [table.after + 0.000_001, table.after + 0.5, table.after + 1, table.after + 2, table.after + 61]
+            for segment in table.segments { starts += [segment.through - 0.5, segment.through, segment.through + 0.000_001, segment.through + 0.5] }
+            starts += [table.after + 3599, table.after + 3601, table.after + 7200, table.after + 86_400]
+            for start in starts where start > table.after {
+                for count in [1, 3, 10, 1000] {
+                    let request = PredictionRequest(device: device, at: start, count: count)
+                    let (kept, made) = try served.plans(request)
+                    #expect(kept == made, "\(device) from \(start), count \(count)")
+                    compared += 1
+                    if !made.isEmpty { nonEmpty += 1 }
+                }
+            }
+        }
+        #expect(compared > 14 * 40)
+        #expect(nonEmpty > compared / 4, "the comparison covers real plans, not only empty ones (\(nonEmpty) of \(compared))")
+    }
+
+    @Test func aTableAnswersOnlyTheRequestItWasKeptFor() throws {
+        let served = try Served()
+        let device = "19_F"
+        let table = try #require(try served.table(device))
+        let start = table.after + 2
+        #expect(try served.plans(PredictionRequest(device: device, at: start)).kept != nil)
+        var notBefore = PredictionRequest(device: device, at: start)
+        notBefore.notBefore = start
+        #expect(try served.plans(notBefore).kept != nil, "a notBefore at the start is no notBefore")
+        notBefore.notBefore = start + 60
+        var constrained = PredictionRequest(device: device, at: start)
+        constrained.constraints = try FetchConstraints(json: Data(#"{"apps": {"*": {"network": "unmetered"}}}"#.utf8), file: "test.json")
+        var apps = PredictionRequest(device: device, at: start)
+        apps.apps = ["com.whatsapp"]
+        for request in [
+            PredictionRequest(device: device, at: table.after), PredictionRequest(device: device, at: table.after - 3600),
+            PredictionRequest(device: device), PredictionRequest(device: device, app: "com.whatsapp", at: start),
+            PredictionRequest(device: device, at: start, budget: 12), PredictionRequest(device: device, at: start, topApps: 3),
+            notBefore, constrained, apps, PredictionRequest(device: "no such device", at: start),
+        ] {
+            #expect(try served.reader().precomputedPlan(request) == nil, "\(request)")
+        }
+    }
+
+    /// Days of a device's habits from 2023-11-13 (local time UTC+1).
+    private static func habits(_ devices: [String], days: Range<Int>) -> [String] {
+        var rows: [String] = []
+        for day in days {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            for (i, d) in devices.enumerated() {
+                rows += ["\(date)T08:0\((day + i) % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:4\(day % 7):00+01:00,\(d),chat,launch,,,",
+                         "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\((day + 2 * i) % 7):00+01:00,\(d),mail,launch,,,"]
+            }
+        }
+        return rows.sorted()
+    }
+
+    @Test func aTableStopsAnsweringWhenItsDeviceOrItsEpochMoves() throws {
+        let served = try Served(rows: Self.habits(["a", "b", "c"], days: 0..<14))
+        let at = Timestamp.parseArgument("2023-11-26T20:30:00+01:00")!
+        func kept(_ device: String) throws -> Bool {
+            let (kept, made) = try served.plans(PredictionRequest(device: device, at: at))
+            if let kept { #expect(kept == made, "\(device)") }
+            return kept != nil
+        }
+        #expect(try kept("a") && kept("b") && kept("c"))
+
+        // A launch of `a` ingested (not folded yet): `a`'s table is older than its events; the
+        // others' still hold (the same epoch).
+        try served.temporary.ingest(["2023-11-26T20:10:00+01:00,a,chat,launch,,,"], into: served.store)
+        #expect(try !kept("a"))
+        #expect(try kept("b") && kept("c"))
+        try served.fold()
+        #expect(try !kept("a"), "folding does not make it current")
+        try served.warm()
+        #expect(try kept("a"), "the next pass keeps it again")
+
+        // A publish to every device concerns every device.
+        try served.temporary.ingest(["2023-11-26T20:15:00+01:00,,news,publish,,,"], into: served.store)
+        #expect(try !kept("a") && !kept("b") && !kept("c"))
+        try served.fold()
+        try served.warm()
+        #expect(try kept("a") && kept("b") && kept("c"))
+
+        // Two more weeks of `c` start a new prior epoch: every table is of the old one.
+        try served.temporary.ingest(Self.habits(["c"], days: 14..<28), into: served.store)
+        try served.fold()
+        let later = PredictionRequest(device: "b", at: at)
+        #expect(try served.reader().precomputedPlan(later) == nil)
+        try served.warm()
+        #expect(try kept("a") && kept("b"))
+    }
+
+    @Test func aPassThatCannotKeepADevicesTableDropsIt() throws {
+        let served = try Served(rows: Self.habits(["a", "b"], days: 0..<14))
+        let at = Timestamp.parseArgument("2023-11-26T20:30:00+01:00")!
+        #expect(try served.reader().precomputedPlan(PredictionRequest(device: "a", at: at)) != nil)
+        try served.temporary.ingest(["2023-11-26T20:10:00+01:00,a,chat,launch,,,"], into: served.store)
+        try served.fold()
+        // A complete pass that keeps no tables (another request's) still looks at `a`: its old
+        // table must go, since the pass's marker now vouches for every table older than it.
+        let warmer = ModelRepository(store: served.store)
+        warmer.savesFolds = false
+        var other = PredictionRequest()
+        other.budget = 12
+        #expect(try warmer.keepSchedulersCurrent(request: other).complete)
+        #expect(try served.reader().precomputedPlan(PredictionRequest(device: "a", at: at)) == nil)
+        let b = try served.plans(PredictionRequest(device: "b", at: at))
+        #expect(b.kept != nil && b.kept == b.made, "b had no event: its table stands")
+    }
+
+    @Test func aTableRoundTripsItsBytes() throws {
+        let prediction = Prediction(
+            device: "d", app: "com.é", fetchAt: "2023-11-26T20:30:00+01:00", fetchAtUnix: 1_701_027_000.25, launchProbability: 0.31,
+            newDataProbability: 1, reason: "right after mail, d often opens chat within 30 min (p=0.31)")
+        let table = PlanTable(after: 1_701_026_000.5, segments: [
+            .init(through: 1_701_026_001.5, predictions: [prediction, prediction]), .init(through: 1_701_027_800, predictions: []),
+        ])
+        let bytes = table.binaryEncoded()
+        #expect(try bytes.withUnsafeBytes { try PlanTable(binary: $0, device: "d") } == table)
+        #expect(throws: PlanTable.Damaged.self) { try (bytes + [0]).withUnsafeBytes { try PlanTable(binary: $0, device: "d") } }
+        #expect(throws: (any Error).self) { try bytes.dropLast().withUnsafeBytes { try PlanTable(binary: $0, device: "d") } }
+        // Starts: not after the last event → nil; in a segment → its plan, cut at the horizon
+        // and the count; after the last segment → nothing.
+        #expect(table.predictions(from: table.after, count: 10) == nil)
+        #expect(table.predictions(from: table.after + 0.25, count: 1) == [prediction])
+        #expect(table.predictions(from: 1_701_026_001.5, count: 10) == [prediction, prediction])
+        #expect(table.predictions(from: 1_701_026_002, count: 10) == [])
+        #expect(table.predictions(from: 1_700_940_000.25 + 1, count: 10) == nil)
+        #expect(table.predictions(from: 1_701_027_801, count: 10) == [])
+    }
+}
