@@ -67,7 +67,7 @@ enum Explanation {
     /// 30 min (p=0.31)"; with little history of its own, "devices like 19_F … (p=0.20; from
     /// other devices: 19_F has little history of com.whatsapp)".
     static func reason(for fetch: ScheduledFetch, device: String, model: DeviceModel, tau: Double, ownSessions: Double? = nil,
-                       name: (Int32) -> String) -> String {
+                       habits: ConditionHabits = ConditionHabits(), name: (Int32) -> String) -> String {
         let app = name(fetch.app)
         let now = model.lastEventTime ?? fetch.time
         let ownSessions = ownSessions ?? Self.ownSessions(app: fetch.app, model: model, now: now)
@@ -94,8 +94,29 @@ enum Explanation {
         if case .coalesced(let with) = fetch.reason {
             text += "; coalesced with \(name(with))"
         }
+        if let note = conditions(at: fetch.time, habits: habits, offset: model.lastOffset) { text += "; " + note }
         return text
     }
+
+    /// What the device's `state` rows say of the hour of the week a fetch falls in: "on Wi-Fi
+    /// 82% of Mondays 19:00–20:00", "on Wi-Fi only 18% and charging 90% of Sundays 02:00–03:00"
+    /// (charging when it usually is); `nil` without `state` rows. The scheduler's bar is lower
+    /// on Wi-Fi and higher on cellular (docs/conditions.md), so this is part of why a moment
+    /// was or was not chosen.
+    static func conditions(at time: Double, habits: ConditionHabits, offset: Int32) -> String? {
+        guard !habits.isEmpty else { return nil }
+        let slot = HourOfWeek.slot(time, offset: offset)
+        let hour = slot % 24
+        var parts: [String] = []
+        if let wifi = habits.wifiShare(slot: slot) { parts.append("on Wi-Fi \(wifi < 0.5 ? "only " : "")\(percent(wifi))") }
+        if let charging = habits.chargingShare(slot: slot), charging >= 0.5 { parts.append("charging \(percent(charging))") }
+        guard !parts.isEmpty else { return nil }
+        return parts.joined(separator: " and ") + " of \(weekdays[slot / 24]) \(clock(Double(hour) * 3600))–\(clock(Double(hour + 1) * 3600))"
+    }
+
+    private static let weekdays = ["Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays"]
+
+    private static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
 
     /// "09:03–09:33 on weekdays": the fetch's freshness window in the device's local time.
     private static func window(_ time: Double, tau: Double, offset: Int32) -> String {

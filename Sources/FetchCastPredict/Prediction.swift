@@ -136,6 +136,7 @@ extension Predictor {
         admits: ((Int32, Double, DeviceConditions) -> Bool)?, snapshot: ModelRepository.Snapshot
     ) -> [Prediction] {
         let model = scheduler.model
+        let habits = scheduler.conditionHabits
         let plan = scheduler.plan(from: start, notBefore: notBefore, count: count, admits: admits)
         let deviceName = snapshot.deviceNames[device] ?? String(device)
         var out: [Prediction] = []
@@ -150,7 +151,8 @@ extension Predictor {
                 fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
                 newDataProbability: fetch.newDataProbability,
                 reason: Explanation.reason(for: fetch, device: deviceName, model: model,
-                                           tau: model.configuration.tau, ownSessions: own, name: { snapshot.appNames[Int64($0)] ?? String($0) })))
+                                           tau: model.configuration.tau, ownSessions: own, habits: habits,
+                                           name: { snapshot.appNames[Int64($0)] ?? String($0) })))
         }
         return out
     }

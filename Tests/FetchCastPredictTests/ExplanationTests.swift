@@ -1,3 +1,4 @@
+import FetchCastCore
 @testable import FetchCastModel
 @testable import FetchCastPredict
 import Testing
@@ -10,11 +11,31 @@ struct ExplanationTests {
     static let wednesday = 1_700_038_980.0
 
     static func reason(p: Double, newData: Double = 1, reason: FetchReason? = nil, ownSessions: Double = 20,
-                       at time: Double = wednesday) -> String {
+                       at time: Double = wednesday, habits: ConditionHabits = ConditionHabits()) -> String {
         let fetch = ScheduledFetch(app: 0, time: time, launchProbability: p, newDataProbability: newData,
                                    reason: reason ?? .likelyLaunch(probability: p))
         return Explanation.reason(for: fetch, device: "19_F", model: DeviceModel(), tau: 1800, ownSessions: ownSessions,
-                                  name: { names[Int($0)] })
+                                  habits: habits, name: { names[Int($0)] })
+    }
+
+    /// On Wi-Fi and charging Wednesday 08:00–10:00 UTC, then on cellular on battery until 12:00.
+    static var habits: ConditionHabits {
+        var habits = ConditionHabits()
+        let eight = wednesday - 63 * 60
+        habits.observe(DeviceConditions(network: .wifi, power: .charging), at: eight, utcOffsetSeconds: 0)
+        habits.observe(DeviceConditions(network: .cellular, power: .battery), at: eight + 7200, utcOffsetSeconds: 0)
+        habits.advance(to: eight + 4 * 3600)
+        return habits
+    }
+
+    /// 09:00–10:00: an hour on Wi-Fi and charging, shrunk towards the 2 of 4 hours overall with an
+    /// hour's weight: (3600 + 3600 × 0.5) / (3600 + 3600) = 75%; 11:00–12:00: (0 + 1800) / 7200.
+    @Test func saysWhatTheStateRowsSayOfTheFetchsHour() {
+        #expect(Self.reason(p: 0.3, habits: Self.habits)
+            == "19_F often opens com.whatsapp 09:03–09:33 on weekdays (p=0.30); on Wi-Fi 75% and charging 75% of Wednesdays 09:00–10:00")
+        #expect(Self.reason(p: 0.3, at: Self.wednesday + 2 * 3600, habits: Self.habits)
+            == "19_F often opens com.whatsapp 11:03–11:33 on weekdays (p=0.30); on Wi-Fi only 25% of Wednesdays 11:00–12:00")
+        #expect(!Self.reason(p: 0.3).contains("Wi-Fi"), "nothing without state rows")
     }
 
     @Test(arguments: [

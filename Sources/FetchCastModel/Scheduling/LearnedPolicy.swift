@@ -77,6 +77,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// When the device is usually on Wi-Fi and charging, from the conditions it was told of.
     var habits = ConditionHabits()
 
+    /// When the device is usually on Wi-Fi and charging, as learned from the `state` rows told
+    /// so far (empty without any): what a plan's reasons say of the hours it fetches in.
+    package var conditionHabits: ConditionHabits { habits }
+
     /// How the policy learns which fetches were made.
     public enum Mode: Sendable, Codable {
         /// It makes the fetches it decides on (the `learned` policy), and counts those.
