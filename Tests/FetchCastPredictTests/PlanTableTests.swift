@@ -10,20 +10,24 @@ import FetchCastTestSupport
 /// from the events answers, for every start after the device's last event, and only while they
 /// are valid: the same prior epoch and no event of the device added since.
 struct PlanTableTests {
-    private static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
+    private static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data")
+    /// The bundled sample, and the same with its generated `state` layer (plans then weigh
+    /// the device's conditions).
+    static let samples = ["ubiqlog-sample.csv.gz", "ubiqlog-sample-conditions.csv.gz"]
 
     /// A store holding `rows` (or the bundled sample), folded and warmed as `fetchcast serve` does.
     private final class Served {
         let temporary = try! TemporaryStore()
         let store: Store
 
-        init(rows: [String]? = nil) throws {
+        init(rows: [String]? = nil, sample: String = PlanTableTests.samples[0]) throws {
             store = try temporary.open()
             if let rows {
                 try temporary.ingest(rows, into: store)
             } else {
-                _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: PlanTableTests.sample)
+                _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 }))
+                    .ingest(path: PlanTableTests.data.appendingPathComponent(sample).path)
             }
             try fold()
             try warm()
@@ -71,8 +75,8 @@ struct PlanTableTests {
         }
     }
 
-    @Test func aKeptPlanIsThePlanFromTheEventsForEveryStartAfterTheLastEvent() throws {
-        let served = try Served()
+    @Test(arguments: samples) func aKeptPlanIsThePlanFromTheEventsForEveryStartAfterTheLastEvent(sample: String) throws {
+        let served = try Served(sample: sample)
         let devices = try served.reader().refresh(devices: []).deviceNames.values.sorted()
         #expect(devices.count == 14)
         var compared = 0, nonEmpty = 0

@@ -1,21 +1,28 @@
 import FetchCastTrace
 import Foundation
 import Hummingbird
+import HummingbirdCore
 
 /// Reads and checks query and path parameters: a bad value is a `400` naming the parameter.
 struct Query {
-    let request: Request
+    /// The request's query parameters, parsed once.
+    private let parameters: FlatDictionary<Substring, Substring>
     let now: @Sendable () -> Double
+
+    init(request: Request, now: @escaping @Sendable () -> Double) {
+        parameters = request.uri.queryParameters
+        self.now = now
+    }
 
     /// A text parameter (percent-decoded), checked like an id.
     func text(_ name: String) throws -> String? {
-        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = parameters[name[...]] else { return nil }
         return try Self.checkedID(String(value), parameter: name)
     }
 
     /// A time: ISO 8601 with offset, a date, Unix seconds, or `now`.
     func time(_ name: String) throws -> Double? {
-        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = parameters[name[...]] else { return nil }
         if value == "now" { return now() }
         guard let t = Timestamp.parseArgument(String(value)) else {
             throw APIError(.badRequest, "\(name) '\(value.prefix(64))' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date, Unix seconds or now")
@@ -25,7 +32,7 @@ struct Query {
 
     /// An integer in `range`.
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = parameters[name[...]] else { return nil }
         guard let n = Int(value), range.contains(n) else {
             throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
@@ -34,7 +41,7 @@ struct Query {
 
     /// A number in `range`.
     func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
-        guard let value = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = parameters[name[...]] else { return nil }
         guard let x = Double(value), x.isFinite, range.contains(x) else {
             throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be a number from \(range.lowerBound) to \(range.upperBound)")
         }
