@@ -5,13 +5,13 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 2
+    private static let savedVersion = 3
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 2;
-    /// fetchcast 0.5.0 wrote JSON, which a restore refuses like any state it cannot read). The
-    /// same state always gives the same bytes.
+    /// devices' state, given again when it is restored), in a compact binary form (format 3,
+    /// with the outcome lines; format 2 had none, and fetchcast 0.5.0 wrote JSON: a restore
+    /// refuses both like any state it cannot read). The same state always gives the same bytes.
     public func savedState() throws -> [UInt8] {
         var w = BinaryWriter()
         w.bytes += Self.savedMagic

@@ -23,7 +23,9 @@ import Foundation
 /// Told the device's conditions (`state` rows), it learns when the device is usually on Wi-Fi
 /// (``ConditionHabits``) and scales the bar of a wakeup it would start by
 /// ``SchedulerConfiguration/barFactor(_:habits:at:utcOffsetSeconds:)``: higher on a metered
-/// network on battery, lower on Wi-Fi (lower still before an hour it is usually off Wi-Fi).
+/// network on battery, lower on Wi-Fi (lower still before an hour it is usually off Wi-Fi). On a
+/// metered network on battery, once its forecasts of the device are labelled, it prices a wakeup
+/// in sessions made fresh instead (``SchedulerConfiguration/cellularWakeupCost``).
 public struct LearnedPolicy: FetchPolicy, Sendable {
     /// What the model has learned so far.
     public private(set) var model: DeviceModel
@@ -108,7 +110,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         self.prior = prior
         self.mode = mode
         pacer = BudgetPacer(memory: configuration.pacingMemory)
-        calibration = ValueCalibration(tau: model.configuration.tau)
+        calibration = ValueCalibration(tau: model.configuration.tau, outcomeFloor: configuration.minimumValue)
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
@@ -305,6 +307,41 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         }
     }
 
+    /// An app weighed at a look.
+    struct Candidate {
+        var app: Int32
+        /// The value ranked by (scaled by the app's outcome factor).
+        var value: Double
+        var session: Double
+        var newData: Double
+        var reason: FetchReason
+        /// Whether the value is the response to the launch just before.
+        var reacting: Bool
+    }
+
+    /// How many of `candidates` (best first) a radio wakeup on a metered network on battery
+    /// fetches, priced in sessions made fresh (``SchedulerConfiguration/cellularWakeupCost``):
+    /// the best one if it clears the bar, then each next one that clears the bar or whose chance
+    /// is at least that of a fetch at ``SchedulerConfiguration/coalesceFraction`` of the bar plus
+    /// its share of the cost (``SchedulerConfiguration/cellularJoinCostShare``), up to the day's
+    /// cap; none unless their chances, each less that of a fetch at the bar, add up to the cost.
+    /// `nil` without a cost or before the device's outcomes are known (the bar factor decides).
+    private func cellularWakeupSize(_ candidates: [Candidate], bar: Double) -> Int? {
+        guard let cost = configuration.cellularWakeupCost, let price = calibration.outcome(of: bar),
+              let joinPrice = calibration.outcome(of: bar * configuration.coalesceFraction) else { return nil }
+        var gain = 0.0
+        var size = 0
+        for c in candidates where fetchesToday + size < configuration.dailyCap {
+            guard let chance = calibration.outcome(of: c.value, reacting: c.reacting) else { return nil }
+            let joins = size > 0 && c.value >= configuration.minimumValue / 2
+                && chance >= joinPrice + configuration.cellularJoinCostShare * cost
+            guard c.value >= bar || joins else { break }
+            gain += chance - price
+            size += 1
+        }
+        return gain >= cost ? size : 0
+    }
+
     /// One look at `t`; `admits` (a plan's run forward) says which fetches the apps' constraints
     /// allow under the conditions known.
     private mutating func decide(
@@ -326,13 +363,14 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let remaining = configuration.dailyCap - fetchesToday
         if let nb = configuration.notBefore, t < nb { return }
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
-        var candidates: [(app: Int32, value: Double, session: Double, newData: Double, reason: FetchReason)] = []
+        var candidates: [Candidate] = []
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             if let admits, !admits(app, t, conditions ?? .unknown) { continue }
             var v = value(of: app, at: t, trigger: trigger)
-            calibration.weighed(app, value: v.value, at: t)
+            let reacting = trigger?.applies(to: app, at: t) == true
+            calibration.weighed(app, value: v.value, at: t, reacting: reacting)
             v.value = min(1, v.value * calibration.factor(app))
             if v.value > 0 {
                 // One fetch of the app per minimum interval at most: looks within it are one
@@ -340,23 +378,34 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 pacer.record(value: v.value, hour: hour, app: app, time: t, window: configuration.minimumInterval)
             }
             let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
-            candidates.append((app, v.value, v.launchProbability, v.newDataProbability, reason))
+            candidates.append(Candidate(
+                app: app, value: v.value, session: v.launchProbability, newData: v.newDataProbability, reason: reason, reacting: reacting))
         }
         candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
         // A radio wakeup costs the battery by the network it starts on: the lead fetch clears a
-        // bar scaled by the conditions (joins ride the lead's wakeup, as before).
+        // bar scaled by the conditions (joins ride the lead's wakeup, as before); on a metered
+        // network on battery, once the device's outcomes are known, the wakeup is priced in
+        // sessions made fresh instead (`cellularWakeupCost`), and so are its joins.
         var leadBar = bar
+        var cellularWakeup: Int?
         if let conditions {
             habits.advance(to: t)
             leadBar = max(configuration.minimumValue, bar * configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset))
+            if !conditions.isCharging, !conditions.isUnmetered, remaining > 0 {
+                cellularWakeup = cellularWakeupSize(candidates, bar: bar)
+            }
         }
         var taken = 0
         var lead: Int32?
         for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
-            guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
-            fetches.append(PlannedFetch(app: c.app, reason: lead.map { joins && c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
+            if let cellularWakeup {
+                guard taken < cellularWakeup else { break }
+            } else {
+                guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
+            }
+            fetches.append(PlannedFetch(app: c.app, reason: lead.map { c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
             // A following policy counts the fetches it is told of, not what it would fetch.
             if mode == .live {
                 lastFetch[c.app] = t

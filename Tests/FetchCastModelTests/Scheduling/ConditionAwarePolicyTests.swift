@@ -3,19 +3,22 @@ import FetchCastTrace
 import Testing
 
 /// The live policy told the device's conditions: a higher bar for a wakeup it would start on
-/// a metered network on battery, a lower one on Wi-Fi, the condition-blind decisions while
-/// charging.
+/// a metered network on battery (or, once the device's outcomes are known, a price in sessions
+/// made fresh), a lower one on Wi-Fi, the condition-blind decisions while charging.
 struct ConditionAwarePolicyTests {
     let apps: [Int32] = [0, 1, 2, 3, 4, 5]
 
+    /// `wakeupCost` `nil` (the default here): the bar factors alone, as before the cost existed.
     func run(
-        _ conditions: DeviceConditions?, seed: UInt64, factor: Double = 1.15, wifiFactor: Double = 0.8, aware: Bool = true
+        _ conditions: DeviceConditions?, seed: UInt64, factor: Double = 1.15, wifiFactor: Double = 0.8, aware: Bool = true,
+        wakeupCost: Double? = nil
     ) -> [MadeFetch] {
         let events = habitTrace(seed: seed)
         var configuration = SchedulerConfiguration(budget: 24)
         configuration.cellularBarFactor = factor
         configuration.wifiBarFactor = wifiFactor
         configuration.conditionAware = aware
+        configuration.cellularWakeupCost = wakeupCost
         var policy = LearnedPolicy(apps: apps, model: DeviceModel(), configuration: configuration, prior: .none)
         if let conditions { policy.observeConditions(conditions, at: events[0].time - 1, utcOffsetSeconds: events[0].utcOffsetSeconds) }
         return drive(&policy, events: events, until: events.last!.time + 86_400)
@@ -56,6 +59,32 @@ struct ConditionAwarePolicyTests {
 
     @Test func unknownNetworkCountsAsCellular() {
         #expect(run(DeviceConditions(battery: 80), seed: 34) == run(Self.cellular, seed: 34))
+        #expect(run(DeviceConditions(battery: 80), seed: 34, wakeupCost: 0.045) == run(Self.cellular, seed: 34, wakeupCost: 0.045))
+    }
+
+    /// Until the device has enough resolved forecasts the bar factor decides; from then on a
+    /// cost no wakeup is worth starts none on cellular: the fetches are the factor rule's up to
+    /// that moment, and none after.
+    @Test(arguments: [31 as UInt64, 32, 33])
+    func onCellularAWakeupIsPricedOnceTheOutcomesAreKnown(seed: UInt64) {
+        let factorRule = run(Self.cellular, seed: seed)
+        let priced = run(Self.cellular, seed: seed, wakeupCost: 0.045)
+        let prohibitive = run(Self.cellular, seed: seed, wakeupCost: 1e9)
+        #expect(!prohibitive.isEmpty, "the first fetches come before the outcomes are known")
+        #expect(prohibitive.count < factorRule.count)
+        #expect(prohibitive == Array(factorRule.prefix(prohibitive.count)))
+        #expect(priced != factorRule)
+        // A lower price starts at least as many wakeups (moments with a fetch) as a higher one.
+        let wakeups = { (fetches: [MadeFetch]) in Set(fetches.map(\.time)).count }
+        #expect(wakeups(run(Self.cellular, seed: seed, wakeupCost: 0.01)) >= wakeups(run(Self.cellular, seed: seed, wakeupCost: 0.2)))
+    }
+
+    @Test(arguments: [31 as UInt64, 32])
+    func theCostAppliesOnlyOnAMeteredNetworkOnBattery(seed: UInt64) {
+        for conditions in [DeviceConditions(network: .wifi, power: .battery), DeviceConditions(network: .cellular, power: .charging)] {
+            #expect(run(conditions, seed: seed, wakeupCost: 1e9) == run(conditions, seed: seed))
+        }
+        #expect(run(nil, seed: seed, wakeupCost: 1e9) == run(nil, seed: seed), "without conditions: the blind policy")
     }
 
     @Test func aBlindPolicyIgnoresConditions() {

@@ -2,7 +2,7 @@ import FetchCastCore
 @testable import FetchCastModel
 import Testing
 
-/// A scheduler's saved state (binary, format 2) restores every part of it: a restored policy
+/// A scheduler's saved state (binary, format 3) restores every part of it: a restored policy
 /// saves the same bytes and goes on exactly as the one it was saved from; damaged or foreign
 /// bytes are refused.
 struct SavedStateTests {
@@ -32,6 +32,7 @@ struct SavedStateTests {
         _ = following
         #expect(!live.retries.isEmpty || !live.lastFetch.isEmpty)
         #expect(live.conditions != nil && !live.habits.isEmpty)
+        #expect(live.calibration.outcome(of: 0.3, reacting: true) != nil, "outcome lines to save")
         for original in [live, following] {
             let bytes = try original.savedState()
             let restored = try LearnedPolicy(restoring: bytes)
