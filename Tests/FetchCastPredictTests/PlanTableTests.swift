@@ -125,17 +125,9 @@ struct PlanTableTests {
         }
     }
 
-    /// Days of a device's habits from 2023-11-13 (local time UTC+1).
+    /// Days of the devices' habits (``HabitTrace``), chat at 08:4x.
     private static func habits(_ devices: [String], days: Range<Int>) -> [String] {
-        var rows: [String] = []
-        for day in days {
-            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
-            for (i, d) in devices.enumerated() {
-                rows += ["\(date)T08:0\((day + i) % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:4\(day % 7):00+01:00,\(d),chat,launch,,,",
-                         "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\((day + 2 * i) % 7):00+01:00,\(d),mail,launch,,,"]
-            }
-        }
-        return rows.sorted()
+        HabitTrace.rows(devices: devices, days: days, chatTens: 4)
     }
 
     @Test func aTableStopsAnsweringWhenItsDeviceOrItsEpochMoves() throws {

@@ -13,15 +13,7 @@ import FetchCastTestSupport
 struct SchedulerWarmUpTests {
     /// Days of habits of each device from 2023-11-13, 2023-11-26's only up to 08:06.
     private static func history(devices: [String], days: Range<Int> = 0..<14) -> [String] {
-        var rows: [String] = []
-        for day in days {
-            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
-            for (i, d) in devices.enumerated() {
-                rows += ["\(date)T08:0\((day + i) % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:1\(day % 7):00+01:00,\(d),chat,launch,,,",
-                         "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\((day + 2 * i) % 7):00+01:00,\(d),mail,launch,,,"]
-            }
-        }
-        return rows.sorted().filter { $0 < "2023-11-26T08:07" || $0 >= "2023-11-27" }
+        HabitTrace.rows(devices: devices, days: days).filter { $0 < "2023-11-26T08:07" || $0 >= "2023-11-27" }
     }
 
     /// A store fed the same files as another.

@@ -33,7 +33,7 @@ extension FetchCast {
         var insecureNoAuth = false
 
         @Flag(help: ArgumentHelp(
-            "Do not keep every device's caught-up scheduler saved in the store in the background: first plans then replay each device's history, and the store stays smaller."))
+            "Do not keep every device's caught-up scheduler and its plans saved in the store in the background: first plans then replay each device's history, and the store stays smaller."))
         var noWarmUp = false
 
         func validate() throws {
