@@ -40,7 +40,7 @@ package final class FetchCastService: Sendable {
     private let schedulers = SchedulerCache(capacityBytes: 32 << 20)
     private let now: @Sendable () -> Double
     /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
-    private let answeredAhead = Atomic<Int>(0)
+    fileprivate let answeredAhead = Atomic<Int>(0)
     /// The warm-up's connection (opened on first use), apart from the writer's so that an
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
     private let warmer = Mutex<Warmer?>(nil)
@@ -156,9 +156,13 @@ package final class FetchCastService: Sendable {
         let reader = try takeReader()
         do {
             // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
-            // a transport can write each batch before the next is planned.
-            let names = try reader.repository.refresh(devices: []).deviceNames.values.sorted()
-            return PlanSweep(service: self, reader: reader, names: names, from: from, to: to, budget: budget, batchSize: max(1, batchSize))
+            // a transport can write each batch before the next is planned: batches of ids in the
+            // names' byte order (a set of names would merge canonically equivalent ids).
+            let names = try reader.repository.refresh(ids: []).deviceNames
+            let ids = names.keys.sorted { ModelRepository.precedes(names[$0]!, names[$1]!) }
+            return PlanSweep(
+                service: self, reader: reader, devices: ids.map { ($0, names[$0]!) }, from: from, to: to, budget: budget,
+                batchSize: max(1, batchSize))
         } catch {
             giveBack(reader)
             throw error
@@ -170,16 +174,20 @@ package final class FetchCastService: Sendable {
         // Used by one thread at a time: a transport calls `next()` from one task.
         private let service: FetchCastService
         private var reader: Reader?
-        private let names: [String]
+        /// Every device's id and name, in the names' byte order.
+        private let devices: [(id: Int64, name: String)]
         private let request: PredictionRequest
         private let to: Double
         private let batchSize: Int
         private var start = 0
 
-        fileprivate init(service: FetchCastService, reader: Reader, names: [String], from: Double, to: Double, budget: Double, batchSize: Int) {
+        fileprivate init(
+            service: FetchCastService, reader: Reader, devices: [(id: Int64, name: String)], from: Double, to: Double, budget: Double,
+            batchSize: Int
+        ) {
             self.service = service
             self.reader = reader
-            self.names = names
+            self.devices = devices
             self.to = to
             self.batchSize = batchSize
             request = PredictionRequest(at: from, count: .max, budget: budget)
@@ -188,16 +196,37 @@ package final class FetchCastService: Sendable {
         deinit { if let reader { service.giveBack(reader) } }
 
         /// The next batch's fetches in [`from`, `to`), or `nil` when every device was planned.
+        /// A device's plan kept ahead (``ModelRepository/precomputedPlan(_:)``) answers for it
+        /// when it applies; the others of the batch are planned together, as `predict` does.
         package func next() throws -> [Prediction]? {
-            guard let reader, start < names.count else {
+            guard let reader, start < devices.count else {
                 if let reader { service.giveBack(reader) }
                 self.reader = nil
                 return nil
             }
-            let batch = names[start..<min(names.count, start + batchSize)]
+            let batch = devices[start..<min(devices.count, start + batchSize)]
             start += batchSize
-            let snapshot = try reader.repository.refresh(devices: Set(batch))
-            return try Predictor.predict(request, snapshot: snapshot).filter { $0.fetchAtUnix < to }
+            var plans: [Int64: [Prediction]] = [:]
+            var rest: [Int64] = []
+            for (id, name) in batch {
+                var one = request
+                one.device = name
+                if let kept = try reader.repository.precomputedPlan(one) {
+                    plans[id] = kept
+                    service.answeredAhead.add(1, ordering: .relaxed)
+                } else {
+                    rest.append(id)
+                }
+            }
+            if !rest.isEmpty {
+                let snapshot = try reader.repository.refresh(ids: Set(rest))
+                for id in rest {
+                    var one = request
+                    one.device = snapshot.deviceNames[id]
+                    plans[id] = try Predictor.predict(one, snapshot: snapshot)
+                }
+            }
+            return batch.flatMap { plans[$0.id] ?? [] }.filter { $0.fetchAtUnix < to }
         }
     }
 

@@ -90,7 +90,8 @@ struct FetchCastServiceTests {
 
     @Test func theSweepInSmallBatchesIsPredictForEveryDeviceInTheWindow() throws {
         let f = try Fixture()
-        let devices = (0..<7).map { "dev-\($0)" }
+        // The last batch holds two ids that only look alike ("é" decomposed and precomposed).
+        let devices = (0..<7).map { "dev-\($0)" } + ["e\u{301}", "\u{E9}"]
         let service = try FetchCastService(path: f.path, now: { Self.now })
         _ = try service.ingest(file: try f.trace("a.csv", devices: devices), name: "a")
         let from = Self.now, to = Self.now + 43_200
@@ -109,7 +110,42 @@ struct FetchCastServiceTests {
         }
         expected = expected.filter { $0.fetchAtUnix < to }
         #expect(!swept.isEmpty)
-        #expect(Set(swept.map(\.device)) == Set(devices))
+        #expect(Set(swept.map { Array($0.device.utf8) }) == Set(devices.map { Array($0.utf8) }))
+        #expect(swept == expected)
+    }
+
+    /// After the warm-up, a sweep answers devices from their plans kept ahead, the devices with
+    /// events since from their schedulers, and both exactly as `predict` does; ids that only look
+    /// alike ("é" precomposed and decomposed) are two devices.
+    @Test func aWarmedSweepAnswersAheadWhereItCanAndAsPredictEverywhere() throws {
+        let f = try Fixture()
+        let devices = ["dev-0", "dev-1", "dev-2", "dev-3", "\u{E9}", "e\u{301}"]
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        // Nine days of the fixture's habits, then day 9's mail launch at 08:00 (`now` − 1 s).
+        let first = try f.trace("a.csv", devices: devices)
+        let rows = try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("time") || $0.prefix(10) < "1700640000" }
+        try ((rows + devices.map { "1700640000,\($0),mail,launch" }).joined(separator: "\n") + "\n")
+            .write(toFile: first, atomically: true, encoding: .utf8)
+        _ = try service.ingest(file: first, name: "a")
+        try service.foldPending()
+        #expect(try service.keepSchedulersCurrent().complete)
+        // Two devices opened news a while before, posted after the pass: their plans are made again.
+        let later = f.directory + "/b.csv"
+        try "time,device,app,event\n1700639400,dev-1,news,launch\n1700639400,e\u{301},news,launch\n".write(toFile: later, atomically: true, encoding: .utf8)
+        _ = try service.ingest(file: later, name: "b")
+        // Half a second after the mail launch: the plans react to it (chat follows mail).
+        let from = 1_700_640_000.5, to = from + 86_400
+        let sweep = try service.sweep(from: from, to: to, budget: 24, batchSize: 4)
+        var swept: [Prediction] = []
+        while let batch = try sweep.next() { swept += batch }
+        #expect(service.plansAnsweredAhead == 4, "dev-0, dev-2, dev-3 and é answered ahead; dev-1 and e◌́ not")
+        let store = try Store(path: f.path, create: false)
+        var expected: [Prediction] = []
+        try ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
+            expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 24), snapshot: snapshot)
+        }
+        expected = expected.filter { $0.fetchAtUnix < to }
+        #expect(Set(swept.map { Array($0.device.utf8) }).count == 6, "every device, the two é apart")
         #expect(swept == expected)
     }
 
