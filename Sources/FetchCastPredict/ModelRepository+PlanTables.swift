@@ -14,7 +14,7 @@ extension ModelRepository {
     /// Where a device's plan table is kept: `plans:ID:HASH`, the hash of the constants it was
     /// planned with (the default budget's scheduler configuration and the model's).
     func planTableKey(device: Int64) -> String {
-        let request = PredictionRequest()
+        let request = PlanTable.request
         return Self.planTablePrefix + "\(device):"
             + String(storageHash(apps: [Int32(request.topApps)], configuration: SchedulerConfiguration(budget: request.budget), model: configuration), radix: 16)
     }
@@ -45,22 +45,20 @@ extension ModelRepository {
     /// - Complexity: O(1) reads of small rows, and O(the device's events) at most to check
     ///   that none was added since (through the store's (device, time) index).
     package func precomputedPlan(_ request: PredictionRequest) throws -> [Prediction]? {
-        let defaults = PredictionRequest()
-        guard let name = request.device, let start = request.at, request.app == nil, request.apps.isEmpty,
-              request.budget == defaults.budget, request.topApps == defaults.topApps, request.constraints.isEmpty,
-              (request.notBefore ?? start) <= start
+        guard let name = request.device, let start = request.at, PlanTable.keeps(request), (request.notBefore ?? start) <= start
         else { return nil }
         return try store.readTransaction { () throws -> [Prediction]? in
             guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
-            let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, PlanTable)? in
+            // Only the segment of `start` is decoded (a table holds one plan per pending look).
+            let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?)? in
                 var r = BinaryReader(bytes)
                 guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
                       let encoded = try? r.blob(), r.offset == bytes.count,
-                      let table = try? PlanTable(binary: encoded, device: name)
+                      let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: request.count)
                 else { return nil }
-                return (watermark, Int64(bitPattern: epochWatermark), epochTag, table)
+                return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan)
             }
-            guard let (watermark, epochWatermark, epochTag, table) = read ?? nil,
+            guard let (watermark, epochWatermark, epochTag, found) = read ?? nil, let plan = found,
                   let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
             else { return nil }
             let last = try store.lastEventID()
@@ -75,8 +73,6 @@ extension ModelRepository {
                 since = marker.last
             }
             if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
-            guard let plan = table.predictions(from: start, count: request.count) else { return nil }
-            plansFromTables += 1
             return plan
         }
     }

@@ -71,10 +71,7 @@ extension ModelRepository {
         var start = 0
         // Plan tables are kept for the default request only (the one plans are asked with
         // most): another request's apps or budget would need tables of their own.
-        let defaults = PredictionRequest()
-        let keepsTables = request.app == nil && request.apps.isEmpty && request.budget == defaults.budget
-            && request.topApps == defaults.topApps && request.constraints.isEmpty
-            && SchedulerConfiguration(budget: request.budget).checkInterval == nil
+        let keepsTables = PlanTable.keeps(request)
         while start < ids.count {
             let batch = ids[start..<min(ids.count, start + max(1, batchSize))]
             start += batch.count
@@ -125,7 +122,6 @@ extension ModelRepository {
             for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
             try store.saveModelStates(tables)
         }
-        planTablesSaved += tables.count
     }
 
     /// The last complete warm-up's last event and epoch, if one is recorded.

@@ -228,12 +228,6 @@ public final class ModelRepository {
     /// Caught-up schedulers this repository saved to the store.
     package private(set) var schedulersSaved = 0
 
-    /// Plans answered from a device's saved ``PlanTable`` (for tests and metrics).
-    package internal(set) var plansFromTables = 0
-
-    /// Plan tables this repository saved (the warm-up's).
-    package internal(set) var planTablesSaved = 0
-
     /// A tag of a prior: a 64-bit hash of ``DevicePrior/binaryEncoded()``. A caught-up scheduler
     /// is only reused with a prior of the same tag.
     static func priorTag(_ prior: DevicePrior) -> UInt64 { sumsTag(prior.binaryEncoded()) }

@@ -29,6 +29,18 @@ struct PlanTable: Sendable, Equatable {
     /// How far a plan looks ahead, seconds: ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``'s default.
     static let horizon = 86_400.0
 
+    /// The request tables are kept for: a device's default apps and budget, no constraints.
+    static let request = PredictionRequest()
+
+    /// Whether a table kept for ``request`` can answer `request` (its device, start, count
+    /// and a `notBefore` not after its start aside): the same apps, budget and constraints, and
+    /// a scheduler without periodic looks (whose looks would add looks of their own).
+    static func keeps(_ request: PredictionRequest) -> Bool {
+        request.app == nil && request.apps.isEmpty && request.budget == Self.request.budget
+            && request.topApps == Self.request.topApps && request.constraints.isEmpty
+            && SchedulerConfiguration(budget: request.budget).checkInterval == nil
+    }
+
     /// Plans every start after `last` from a scheduler caught up with every event of the device
     /// up to `last` (inclusive).
     /// - Complexity: O(pending looks × a plan).
@@ -50,8 +62,14 @@ struct PlanTable: Sendable, Equatable {
     func predictions(from start: Double, count: Int) -> [Prediction]? {
         guard start > after else { return nil }
         guard let segment = segments.first(where: { start <= $0.through }) else { return [] }
-        let end = start + Self.horizon
-        return Array(segment.predictions.lazy.filter { $0.fetchAtUnix < end }.prefix(max(0, count)))
+        return Self.cut(segment.predictions, from: start, count: count)
+    }
+
+    /// A segment's plan as asked from `start`: the fetches before `start` + the horizon, at
+    /// most `count` of them.
+    private static func cut(_ plan: [Prediction], from start: Double, count: Int) -> [Prediction] {
+        let end = start + horizon
+        return Array(plan.lazy.filter { $0.fetchAtUnix < end }.prefix(max(0, count)))
     }
 }
 
@@ -84,21 +102,43 @@ extension PlanTable {
     /// Decodes ``binaryEncoded()``, its predictions for `device`.
     init(binary bytes: UnsafeRawBufferPointer, device: String) throws {
         var r = BinaryReader(bytes)
-        func text() throws -> String { String(decoding: try r.blob(), as: UTF8.self) }
         after = try r.double()
         segments = []
         for _ in 0..<(try r.count()) {
             let through = try r.double()
-            var predictions: [Prediction] = []
-            for _ in 0..<(try r.count()) {
-                let app = try text(), fetchAt = try text()
-                let unix = try r.double(), launch = try r.double(), newData = try r.double()
-                predictions.append(Prediction(
-                    device: device, app: app, fetchAt: fetchAt, fetchAtUnix: unix, launchProbability: launch,
-                    newDataProbability: newData, reason: try text()))
-            }
-            segments.append(Segment(through: through, predictions: predictions))
+            segments.append(Segment(through: through, predictions: try Self.readPlan(&r, device: device)))
         }
         guard r.offset == bytes.count else { throw Damaged() }
+    }
+
+    /// ``predictions(from:count:)`` of the table in `bytes`, decoding only the segment of
+    /// `start` (the others are stepped over): what a plan request reads.
+    static func predictions(binary bytes: UnsafeRawBufferPointer, device: String, from start: Double, count: Int) throws -> [Prediction]? {
+        var r = BinaryReader(bytes)
+        guard start > (try r.double()) else { return nil }
+        for _ in 0..<(try r.count()) {
+            if start <= (try r.double()) { return cut(try readPlan(&r, device: device), from: start, count: count) }
+            for _ in 0..<(try r.count()) {
+                for _ in 0..<2 { _ = try r.blob() }
+                for _ in 0..<3 { _ = try r.double() }
+                _ = try r.blob()
+            }
+        }
+        guard r.offset == bytes.count else { throw Damaged() }
+        return []
+    }
+
+    /// One segment's predictions for `device`.
+    private static func readPlan(_ r: inout BinaryReader, device: String) throws -> [Prediction] {
+        func text() throws -> String { String(decoding: try r.blob(), as: UTF8.self) }
+        var predictions: [Prediction] = []
+        for _ in 0..<(try r.count()) {
+            let app = try text(), fetchAt = try text()
+            let unix = try r.double(), launch = try r.double(), newData = try r.double()
+            predictions.append(Prediction(
+                device: device, app: app, fetchAt: fetchAt, fetchAtUnix: unix, launchProbability: launch,
+                newDataProbability: newData, reason: try text()))
+        }
+        return predictions
     }
 }

@@ -203,5 +203,12 @@ struct PlanTableTests {
         #expect(table.predictions(from: 1_701_026_002, count: 10) == [])
         #expect(table.predictions(from: 1_700_940_000.25 + 1, count: 10) == nil)
         #expect(table.predictions(from: 1_701_027_801, count: 10) == [])
+        // A plan request decodes only its start's segment, and answers the same.
+        for start in [table.after, table.after + 0.25, 1_701_026_001.5, 1_701_026_002, 1_701_027_800, 1_701_027_801] {
+            for count in [1, 10] {
+                #expect(try bytes.withUnsafeBytes { try PlanTable.predictions(binary: $0, device: "d", from: start, count: count) }
+                    == table.predictions(from: start, count: count), "from \(start), count \(count)")
+            }
+        }
     }
 }
