@@ -26,7 +26,7 @@ struct PlanTable: Sendable, Equatable {
         var predictions: [Prediction]
     }
 
-    /// How far a plan looks ahead, seconds: ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``'s default.
+    /// How far a plan looks ahead, seconds: ``LearnedPolicy/plan(from:horizon:notBefore:count:)``'s default.
     static let horizon = 86_400.0
 
     /// The request tables are kept for: a device's default apps and budget, no constraints.
@@ -48,7 +48,7 @@ struct PlanTable: Sendable, Equatable {
         after = last
         segments = scheduler.pendingLooks.filter { $0 > last }.map { look in
             Segment(through: look, predictions: Predictor.predictions(
-                of: device, scheduler: scheduler, from: look, notBefore: look, count: .max, admits: nil, snapshot: snapshot))
+                of: device, scheduler: scheduler, from: look, notBefore: look, count: .max, snapshot: snapshot))
         }
     }
 

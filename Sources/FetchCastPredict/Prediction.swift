@@ -49,9 +49,10 @@ public struct PredictionRequest: Sendable, Hashable {
     public var budget: Double = 24
     /// How many top apps per device when no app is named.
     public var topApps: Int = 5
-    /// Per-app constraints and system rules: a moment where they fail under the conditions it
-    /// will most likely meet (those at the plan's start for the first τ, the device's usual ones
-    /// of the moment's hour of the week after; unknown without `state` rows) is not planned.
+    /// Per-app constraints and system rules: the scheduler keeps to them as the condition-aware
+    /// `learned` policy of `evaluate --constraints` does (``SchedulerConfiguration/constraints``),
+    /// told of the device's events under them, and plans no fetch they refuse under the
+    /// conditions at the plan's start (unknown without `state` rows).
     public var constraints = FetchConstraints.none
 
     /// Creates a request.
@@ -105,39 +106,35 @@ public enum Predictor {
             // then is reacted to); with `at`, it knows exactly the events before `at`.
             let start = request.at ?? last
             let notBefore = max(start, request.notBefore ?? start)
-            var admits: ((Int32, Double, DeviceConditions) -> Bool)?
-            if !request.constraints.isEmpty {
-                let constraints = request.constraints
-                admits = { app, _, conditions in constraints.allows(app: snapshot.appNames[Int64(app)] ?? "", under: conditions) }
-            }
+            var configuration = SchedulerConfiguration(budget: request.budget)
+            configuration.constraints = request.constraints.resolved(apps: apps) { snapshot.appNames[Int64($0)] ?? "" }
             // Long after the device's last event nothing is pending: an empty plan, without
             // reading the device's history.
-            if let quiet = LearnedPolicy.pendingLooksEnd(configuration: SchedulerConfiguration(budget: request.budget), tau: model.configuration.tau),
+            if let quiet = LearnedPolicy.pendingLooksEnd(configuration: configuration, tau: model.configuration.tau),
                let seen = model.lastEventTime, start > seen + quiet
             { continue }
             guard let scheduler = try snapshot.scheduler(
-                of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
+                of: device, apps: apps, configuration: configuration, model: model.configuration,
                 before: start, inclusive: request.at == nil)
             else { continue }
-            out += predictions(
-                of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, admits: admits, snapshot: snapshot)
+            out += predictions(of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, snapshot: snapshot)
         }
         return out
     }
 }
 
 extension Predictor {
-    /// The plan of `device` from `start` as records: ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``
+    /// The plan of `device` from `start` as records: ``LearnedPolicy/plan(from:horizon:notBefore:count:)``
     /// of its caught-up scheduler, each fetch with its reason in words (from the scheduler's
     /// model, as of the events it was told of). What ``predict(_:snapshot:)`` answers per device,
     /// and what a ``PlanTable`` keeps ahead.
     static func predictions(
         of device: Int64, scheduler: LearnedPolicy, from start: Double, notBefore: Double, count: Int,
-        admits: ((Int32, Double, DeviceConditions) -> Bool)?, snapshot: ModelRepository.Snapshot
+        snapshot: ModelRepository.Snapshot
     ) -> [Prediction] {
         let model = scheduler.model
         let habits = scheduler.conditionHabits
-        let plan = scheduler.plan(from: start, notBefore: notBefore, count: count, admits: admits)
+        let plan = scheduler.plan(from: start, notBefore: notBefore, count: count)
         let deviceName = snapshot.deviceNames[device] ?? String(device)
         var out: [Prediction] = []
         var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each

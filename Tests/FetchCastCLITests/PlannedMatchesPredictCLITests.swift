@@ -20,9 +20,20 @@ struct PlannedMatchesPredictCLITests {
 
     static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data")
-    /// The bundled sample, and the same launches with its generated `state` layer (device
-    /// conditions: plans then count on the device's usual Wi-Fi and charging hours).
-    static let traces = ["ubiqlog-sample.csv.gz", "ubiqlog-sample-conditions.csv.gz"]
+    /// The bundled sample; the same launches with its generated `state` layer (device
+    /// conditions: plans then count on the device's usual Wi-Fi and charging hours); and that
+    /// layer with every app's fetches constrained to Wi-Fi (`+unmetered`: `--constraints`, which
+    /// the scheduler keeps to, live and in plans).
+    static let traces = ["ubiqlog-sample.csv.gz", "ubiqlog-sample-conditions.csv.gz", "ubiqlog-sample-conditions.csv.gz+unmetered"]
+
+    /// The trace of one of ``traces``, and the `--constraints` arguments it names (the file
+    /// written to `w`).
+    static func setUp(_ setup: String, in w: Workspace) throws -> (trace: String, constraints: [String]) {
+        let parts = setup.split(separator: "+").map(String.init)
+        guard parts.count > 1 else { return (parts[0], []) }
+        try w.write("c.json", #"{"apps": {"*": {"network": "unmetered"}}}"#)
+        return (parts[0], ["--constraints", "c.json"])
+    }
 
     /// The lines of a gzip or plain text file.
     static func lines(_ path: String) throws -> [Substring] {
@@ -39,8 +50,9 @@ struct PlannedMatchesPredictCLITests {
     }
 
     @Test(arguments: Self.traces, ["19_F", "20_M", "1_M"])
-    func predictAnswersThePlanThePlannedPolicyFollowed(trace: String, device: String) throws {
+    func predictAnswersThePlanThePlannedPolicyFollowed(setup: String, device: String) throws {
         let w = try Workspace()
+        let (trace, constraints) = try Self.setUp(setup, in: w)
         let sample = try Self.lines(Self.data.appendingPathComponent(trace).path)
         let header = String(sample[0])
         let extraColumns = String(repeating: ",", count: header.filter { $0 == "," }.count - 6)
@@ -50,7 +62,7 @@ struct PlannedMatchesPredictCLITests {
         let replay = try w.run([
             "evaluate", "trace.csv", "--policies", "planned", "--budgets", "24", "--replan-on-event", "--detail", "--quiet",
             "--out", "out",
-        ])
+        ] + constraints)
         try #require(replay.status == 0, "\(replay.err)")
 
         // The policy's fetches, as its client would report them: fetch rows, before the
@@ -92,7 +104,7 @@ struct PlannedMatchesPredictCLITests {
             let expected = plans[at]!
             let r = try w.run(
                 ["predict", "--db", "store.sqlite", "--device", device, "--at", at, "--budget", "24", "--count", "1000", "--format", "json"]
-                    + apps.flatMap { ["--app", $0] })
+                    + apps.flatMap { ["--app", $0] } + constraints)
             #expect(r.status == 0, "\(r.err)")
             let got = try r.out.split(separator: "\n").map { try JSONDecoder().decode(PredictionRecord.self, from: Data($0.utf8)) }
             #expect(got.count == expected.count, "at \(at): predict lists \(got.count), the policy's plan \(expected.count)")

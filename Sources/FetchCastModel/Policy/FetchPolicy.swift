@@ -179,6 +179,10 @@ public struct DeviceContext: Sendable, Hashable {
     /// The device's id in the trace (so a population prior can leave the device out); empty
     /// when the caller has none.
     public var device: String
+    /// The apps' constraints and the system's rules (`--constraints`, `--system`): a replay
+    /// drops any fetch they refuse whatever the policy; a policy that knows the device's
+    /// conditions may keep to them (``SchedulerConfiguration/constraints``).
+    public var constraints = FetchConstraints.none
 
     /// Creates a context.
     public init(apps: [Int32], budget: Double, tau: Double, appNames: [String] = [], device: String = "") {
@@ -198,4 +202,9 @@ public struct DeviceContext: Sendable, Hashable {
 
     /// ⌊B/k_d⌋.
     public var appDailyCap: Int { Int(appBudget.rounded(.down)) }
+
+    /// ``constraints`` for the device's apps, by app id (an app without a name gets `"*"`'s).
+    public var schedulerConstraints: SchedulerConstraints? {
+        constraints.resolved(apps: apps) { Int($0) < appNames.count ? appNames[Int($0)] : "" }
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// FetchCast's scheduler: played live as `learned` in `fetchcast evaluate` (an OS, a launcher or
 /// an SDK that sees every launch as it happens), and, following a device's events, the source of
 /// every plan `fetchcast predict`, `fetchcast serve` and the `planned` policy answer
-/// (``plan(from:horizon:notBefore:count:admits:)``: what it would fetch if no further event came).
+/// (``plan(from:horizon:notBefore:count:)``: what it would fetch if no further event came).
 ///
 /// At every decision point — one second after each launch (the radio is awake and the next app
 /// is often predictable), when an app's cache goes stale (τ after its last refresh), every
@@ -92,7 +92,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         /// order (a look at an instant comes after that instant's publishes and `state` rows and
         /// before its launches and fetches), so its bar and outcome factor learn from the same
         /// moments; what it would fetch there is a plan's business
-        /// (``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``), never acted on.
+        /// (``LearnedPolicy/plan(from:horizon:notBefore:count:)``), never acted on.
         case following
     }
 
@@ -120,6 +120,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         var scheduler = SchedulerConfiguration(budget: context.budget)
         scheduler.conditionAware = conditionAware
         scheduler.minimumInterval = min(scheduler.minimumInterval, context.tau)
+        scheduler.constraints = context.schedulerConstraints
         var modelConfiguration = model
         modelConfiguration.tau = context.tau
         self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler, prior: prior)
@@ -138,7 +139,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     ///
     /// A look of a following policy changes what it would plan but adds no look of its own
     /// (unless ``SchedulerConfiguration/checkInterval`` is set), so for starts `T` between two
-    /// of these instants, `(w₍ₖ₋₁₎, wₖ]`, ``plan(from:horizon:notBefore:count:admits:)`` makes
+    /// of these instants, `(w₍ₖ₋₁₎, wₖ]`, ``plan(from:horizon:notBefore:count:)`` makes
     /// the same fetches as from `wₖ` (those before `T` + the horizon): what lets a device's plans
     /// for every start be computed ahead, one per instant.
     package var pendingLooks: [Double] {
@@ -247,19 +248,16 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// just before `start` makes `start` one); each fetch it makes is assumed to refresh its app's
     /// cache then. Its bar, outcome factor, day's count and conditions are those it has learned
     /// from the events, so a client that asks again after every event it hears of fetches
-    /// exactly what the live policy would.
+    /// exactly what the live policy would. Its constraints (``SchedulerConfiguration/constraints``)
+    /// are judged under the conditions known at `start`, which a plan assumes hold: a fetch they
+    /// refuse there is never planned.
     /// - Parameters:
     ///   - start: The plan's start (events before it are known).
     ///   - horizon: How far after the first allowed moment to plan, seconds.
     ///   - notBefore: No fetch before this instant (`earliestBeginDate`).
-    ///   - admits: Whether an app's constraints allow a fetch at a moment under the conditions
-    ///     known at `start` (a plan assumes they hold); `nil`: every fetch.
     ///   - count: Stop once this many fetches are planned (the first `count` of the whole plan).
     /// - Complexity: O(the decision points in the horizon × apps) valuations.
-    public func plan(
-        from start: Double, horizon: Double = 86_400, notBefore: Double? = nil, count: Int = .max,
-        admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
-    ) -> [ScheduledFetch] {
+    public func plan(from start: Double, horizon: Double = 86_400, notBefore: Double? = nil, count: Int = .max) -> [ScheduledFetch] {
         precondition(mode == .following, "plans are made from a following policy")
         var forward = self
         forward.catchUp(through: start, inclusive: false)
@@ -274,7 +272,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             let t = max(next, start)
             fetches.removeAll(keepingCapacity: true)
             considered.removeAll(keepingCapacity: true)
-            forward.decide(at: t, into: &fetches, considered: &considered, reporting: true, admits: admits)
+            forward.decide(at: t, into: &fetches, considered: &considered, reporting: true)
             for f in fetches {
                 guard let c = considered.first(where: { $0.app == f.app }) else { continue }
                 plan.append(ScheduledFetch(
@@ -342,12 +340,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         return gain >= cost ? size : 0
     }
 
-    /// One look at `t`; `admits` (a plan's run forward) says which fetches the apps' constraints
-    /// allow under the conditions known.
-    private mutating func decide(
-        at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool,
-        admits: ((_ app: Int32, _ time: Double, _ conditions: DeviceConditions) -> Bool)? = nil
-    ) {
+    /// One look at `t`: the apps weighed (those the constraints allow under the conditions
+    /// known), and the fetches made of them.
+    private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -367,7 +362,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
         for app in apps {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
-            if let admits, !admits(app, t, conditions ?? .unknown) { continue }
+            if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
+                continue
+            }
             var v = value(of: app, at: t, trigger: trigger)
             let reacting = trigger?.applies(to: app, at: t) == true
             calibration.weighed(app, value: v.value, at: t, reacting: reacting)

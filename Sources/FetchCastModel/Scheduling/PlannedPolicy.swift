@@ -13,7 +13,7 @@ import Foundation
 /// would: a plan is what the live scheduler would do if no further event came. The plans come from a following
 /// ``LearnedPolicy`` told of every event it sees and of its own fetches' results (a client
 /// reports them, and `predict` would see them in the store as fetch events):
-/// ``LearnedPolicy/plan(from:horizon:notBefore:count:admits:)``.
+/// ``LearnedPolicy/plan(from:horizon:notBefore:count:)``.
 package struct PlannedPolicy: FetchPolicy, Sendable {
     /// The scheduler the plans come from, following the device's events.
     package private(set) var scheduler: LearnedPolicy
@@ -54,6 +54,7 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     ) {
         var scheduler = SchedulerConfiguration(budget: context.budget)
         scheduler.minimumInterval = min(scheduler.minimumInterval, context.tau)
+        scheduler.constraints = context.schedulerConstraints
         var modelConfiguration = model
         modelConfiguration.tau = context.tau
         self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler,

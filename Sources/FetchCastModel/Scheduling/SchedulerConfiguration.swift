@@ -64,6 +64,12 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     /// wakeup when its chance is at least that of a fetch at ``coalesceFraction`` of the bar
     /// plus this share of the cost.
     public var cellularJoinCostShare = 0.16
+    /// The apps' constraints and the system's rules (`--constraints`, `--system`), by app id;
+    /// `nil`: none. A condition-aware scheduler (``conditionAware``) weighs only the fetches
+    /// they allow under the conditions it knows (unknown ones count as docs/conditions.md says),
+    /// so it never decides, and never plans, a fetch they refuse; a condition-blind one cannot
+    /// tell and decides as without them.
+    public var constraints: SchedulerConstraints?
 
     /// The defaults.
     public init() {}

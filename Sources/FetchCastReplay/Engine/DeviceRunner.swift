@@ -37,8 +37,9 @@ enum DeviceRunner {
 
         var replays: [PolicyReplay] = []
         for (i, plan) in plans.enumerated() {
-            let context = DeviceContext(
+            var context = DeviceContext(
                 apps: device.apps, budget: plan.budget, tau: options.tau, appNames: scan.appNames, device: device.name)
+            context.constraints = options.constraints
             let policy: any FetchPolicy
             let capRule: PolicyRegistry.CapRule?
             switch plan.entry.maker {
