@@ -31,6 +31,28 @@ struct FetchConstraintsTests {
         #expect(error?.description == message)
     }
 
+    @Test func resolvesForASchedulersAppsAsEachAppNameDoes() throws {
+        let c = try parse(#"{"apps": {"*": {"network": "unmetered"}, "com.a": {"charging": true}, "com.b": {"network": "any"}}}"#)
+        let names: [Int32: String] = [1: "com.a", 2: "com.b", 3: "com.z"]
+        let rules = try #require(c.resolved(apps: [3, 1, 2]) { names[$0]! })
+        let cases = [
+            DeviceConditions.unknown, DeviceConditions(network: .wifi), DeviceConditions(network: .cellular, power: .charging),
+            DeviceConditions(network: .offline), DeviceConditions(network: .wifi, power: .charging),
+        ]
+        for conditions in cases {
+            for (app, name) in names {
+                #expect(rules.allows(app, under: conditions) == c.allows(app: name, under: conditions), "\(name) under \(conditions)")
+            }
+        }
+        // In app order whatever the order asked: the encoded form keys a saved scheduler.
+        #expect(rules.apps.map(\.app) == [1, 2, 3])
+        #expect(rules == c.resolved(apps: [1, 2, 3]) { names[$0]! })
+        // Nothing refused for these apps: no constraints at all.
+        #expect(try parse(#"{"apps": {"com.q": {"charging": true}}}"#).resolved(apps: [1, 2]) { names[$0]! } == nil)
+        let ios = try #require(FetchConstraints(system: .ios).resolved(apps: [1]) { names[$0]! })
+        #expect(!ios.allows(1, under: DeviceConditions(battery: 10)) && ios.allows(1, under: .unknown))
+    }
+
     @Test func appliesTheConstraintsToConditionsWithUnknownsAsDocumented() {
         let unknown = DeviceConditions.unknown
         #expect(!AppConstraints(network: .unmetered).allows(unknown))  // unknown network is cellular
