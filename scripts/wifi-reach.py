@@ -2,7 +2,8 @@
 """How many launches can a Wi-Fi-only policy make fresh at all? (docs/model.md, "Device
 conditions": the bound under every app `unmetered`)
 
-A fetch makes a needy launch fresh only if it comes within tau before it; under
+A fetch makes a needy launch fresh only if it comes within tau before it (at the launch's own
+instant too: a fetch there comes before the launch, evaluation rule 3); under
 `{"network": "unmetered"}` it must also come while the device is on Wi-Fi. So no policy, however
 clairvoyant, makes fresh a needy launch whose preceding tau holds no instant on Wi-Fi. This
 script reads a trace's `state` rows (a field holds until the device's next row that sets it;
@@ -10,7 +11,7 @@ unknown counts as cellular, as `fetchcast evaluate` prices it) and the per-launc
 `fetchcast evaluate --detail` (`launches.csv.gz`), and prints per policy in that file:
 
 - needy: its needy launches (the same for every policy);
-- reachable: the share of them with Wi-Fi at some instant in the tau before the launch (the
+- reachable: the share of them with Wi-Fi at some instant in [launch - tau, launch] (the
   bound);
 - hit rate, and the share of needy launches it made fresh that were reachable.
 
@@ -45,13 +46,13 @@ def read_networks(trace):
 
 
 def on_wifi_within(changes, start, end):
-    """Whether the device is on Wi-Fi at some instant in [start, end)."""
+    """Whether the device is on Wi-Fi at some instant in [start, end]."""
     times = [t for t, _ in changes]
     i = bisect.bisect_right(times, start) - 1  # the row in effect at start
     if i >= 0 and changes[i][1]:
         return True
     j = i + 1
-    while j < len(changes) and changes[j][0] < end:
+    while j < len(changes) and changes[j][0] <= end:
         if changes[j][1]:
             return True
         j += 1

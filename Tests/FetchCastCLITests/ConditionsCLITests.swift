@@ -88,7 +88,7 @@ struct ConditionsCLITests {
         let p = try String(contentsOfFile: w.path("p/summary.csv"), encoding: .utf8)
         let s = try String(contentsOfFile: w.path("s/summary.csv"), encoding: .utf8)
         #expect(!p.contains("battery_joules_per_device_day"))
-        #expect(s.split(separator: "\n")[0].hasSuffix(",battery_joules_per_device_day,cellular_fetches_per_device_day,cellular_bytes_per_device_day,offline_fetches,blocked_fetches"))
+        #expect(s.split(separator: "\n")[0].hasSuffix(",battery_joules_per_device_day,cellular_fetches_per_device_day,cellular_bytes_per_device_day,offline_fetches,blocked_fetches,deferred_fetches"))
         let run = try String(contentsOfFile: w.path("s/run.json"), encoding: .utf8)
         #expect(run.contains("\"semantics\" : \"v2\""))
         #expect(try String(contentsOfFile: w.path("p/run.json"), encoding: .utf8).contains("\"semantics\" : \"v1\""))

@@ -180,8 +180,8 @@ public struct DeviceContext: Sendable, Hashable {
     /// when the caller has none.
     public var device: String
     /// The apps' constraints and the system's rules (`--constraints`, `--system`): a replay
-    /// drops any fetch they refuse whatever the policy; a policy that knows the device's
-    /// conditions may keep to them (``SchedulerConfiguration/constraints``).
+    /// holds back any fetch they refuse, whatever the policy, until they allow it; a policy that
+    /// knows the device's conditions may keep to them (``SchedulerConfiguration/constraints``).
     public var constraints = FetchConstraints.none
 
     /// Creates a context.

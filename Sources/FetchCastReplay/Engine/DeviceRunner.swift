@@ -49,9 +49,13 @@ enum DeviceRunner {
             case .oracle:
                 let look = scan.spool.cursor(device.stream)
                 cursors.append(look)
-                policy = OraclePolicy(context: context) {
+                let constrained = options.constraints.system != .none || rules.constraints.contains { !$0.isEmpty }
+                let allows = constrained ? rules.constraints.map { c in { rules.system.allows($0) && c.allows($0) } } : nil
+                policy = OraclePolicy(context: context, allows: allows) { timeline in
                     while let r = look.next() {
-                        if r.kind == .launch {
+                        if r.kind == .state, constrained {
+                            timeline.append(r.conditions, atMicros: r.timeMicros)
+                        } else if r.kind == .launch {
                             return FutureLaunch(
                                 time: Double(r.timeMicros) / 1_000_000, utcOffsetSeconds: r.utcOffsetSeconds,
                                 app: canonical[Int(r.appSymbol)])

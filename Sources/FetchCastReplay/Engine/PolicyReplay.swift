@@ -68,6 +68,13 @@ struct PolicyReplay {
     private var considered: [ConsideredFetch] = []
     private var pending: FetchRecord?
     private var madePlans: [MadePlan] = []
+    /// Per app slot, the fetch the constraints blocked and that waits for them to allow it
+    /// (rule 7); the oracle fetches only where they allow, so none of its fetches waits.
+    private var deferred: [PlannedFetch?]
+    private var deferredCount = 0
+    /// The instant of the `state` row after which a deferred fetch is allowed: its fetches are
+    /// made there, before the policy's own wakeups at that instant.
+    private var deferredDue: Double?
     /// Set when the policy broke its contract; it is then no longer woken.
     private(set) var violation: String?
 
@@ -93,6 +100,7 @@ struct PolicyReplay {
             constraints: Array(repeating: .none, count: slots), system: .none, meanBytes: Array(repeating: nil, count: slots))
         if recorder != nil { self.policy.reportPlans(true) }
         pairs = Array(repeating: Pair(), count: slots)
+        deferred = Array(repeating: nil, count: slots)
         planned.reserveCapacity(8)
     }
 
@@ -100,6 +108,10 @@ struct PolicyReplay {
     /// `inclusive`), never after the device's last launch.
     @inline(__always)
     mutating func runWakeups(until t: Double, inclusive: Bool, content: ContentTracker) {
+        if let d = deferredDue, inclusive ? d <= t : d < t {
+            deferredDue = nil
+            if d <= end { makeDeferred(at: d, content: content) }
+        }
         while violation == nil, let w = policy.nextWakeup, inclusive ? w <= t : w < t, w <= end {
             guard w > floor else {
                 violation = "its next wakeup \(w) is not after \(floor), the time of its previous wakeup or of the last launch or fetch it observed (a fetch that reacts to an event must come after it)"
@@ -123,7 +135,7 @@ struct PolicyReplay {
         }
     }
 
-    private mutating func fetch(_ f: PlannedFetch, at time: Double, content: ContentTracker) {
+    private mutating func fetch(_ f: PlannedFetch, at time: Double, content: ContentTracker, deferred wasDeferred: Bool = false) {
         let a = Int(f.app)
         guard a >= 0, a < slotOf.count, slotOf[a] >= 0 else {
             metrics.refusedFetches += 1
@@ -131,10 +143,18 @@ struct PolicyReplay {
         }
         let slot = Int(slotOf[a])
         // Rule 7: a fetch whose constraints or system rules fail now is not made: not priced,
-        // not counted against the cap, and the policy is not told (it may try again later).
-        guard rules.system.allows(conditions), rules.constraints[slot].allows(conditions) else {
+        // not counted against the cap, and the policy is not told. It waits for them, as an OS
+        // runs constrained work: made at the first `state` row after which they allow it (one
+        // per app: a later blocked fetch of the app takes its place).
+        guard allows(slot) else {
             metrics.blockedFetches += 1
+            if deferred[slot] == nil { deferredCount += 1 }
+            deferred[slot] = f
             return
+        }
+        if deferred[slot] != nil {
+            deferred[slot] = nil
+            deferredCount -= 1
         }
         if let capRule, capRule != .none {
             let day = LocalTime.day(time: time, utcOffsetSeconds: offset)
@@ -153,6 +173,7 @@ struct PolicyReplay {
         }
         fetchID += 1
         metrics.fetches += 1
+        if wasDeferred { metrics.deferredFetches += 1 }
         let network = conditions.effectiveNetwork
         if network == .offline {
             // Rule 7: the fetch is made and fails; nothing is refreshed and no radio wakes.
@@ -191,6 +212,18 @@ struct PolicyReplay {
         policy.didFetch(app: f.app, at: time, result: result)
     }
 
+    private func allows(_ slot: Int) -> Bool {
+        rules.system.allows(conditions) && rules.constraints[slot].allows(conditions)
+    }
+
+    /// Makes the deferred fetches the conditions now allow, in app id order.
+    private mutating func makeDeferred(at time: Double, content: ContentTracker) {
+        for slot in deferred.indices {
+            guard let f = deferred[slot], allows(slot) else { continue }
+            fetch(f, at: time, content: content, deferred: true)
+        }
+    }
+
     /// Records the fetch waiting for its closing tail once the next fetch on the same radio
     /// has been charged (adding the tail when that fetch opened a new session), then keeps `record`.
     private static func hand(_ record: FetchRecord, closing: Double, pending: inout FetchRecord?, to recorder: ReplayRecorder) {
@@ -206,6 +239,7 @@ struct PolicyReplay {
     mutating func observeState(_ e: ReplayEvent) {
         conditions.apply(e.conditions)
         policy.observeConditions(conditions, at: e.time, utcOffsetSeconds: e.utcOffsetSeconds)
+        if deferredCount > 0, deferred.indices.contains(where: { deferred[$0] != nil && allows($0) }) { deferredDue = e.time }
     }
 
     /// Delivers a publish (after the wakeups before its instant).

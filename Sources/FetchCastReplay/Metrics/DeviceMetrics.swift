@@ -43,6 +43,9 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
     public var offlineFetches = 0
     /// Fetches not made because a constraint or system rule failed at that instant.
     public var blockedFetches = 0
+    /// Blocked fetches made later, at the first `state` row after which the constraints allowed
+    /// them (counted in ``fetches`` too).
+    public var deferredFetches = 0
 
     /// Creates zeroed counters.
     public init() {}
@@ -69,6 +72,7 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
         cellularBytes += o.cellularBytes
         offlineFetches += o.offlineFetches
         blockedFetches += o.blockedFetches
+        deferredFetches += o.deferredFetches
     }
 
     /// fresh_launches / scored_launches (NaN when nothing was scored).

@@ -17,7 +17,7 @@ enum MetricsTable {
     /// `state` rows, or constraints or system rules are set): semantics v2, rule 7.
     static let conditionColumns = [
         "battery_joules_per_device_day", "cellular_fetches_per_device_day", "cellular_bytes_per_device_day",
-        "offline_fetches", "blocked_fetches",
+        "offline_fetches", "blocked_fetches", "deferred_fetches",
     ]
 
     /// The condition columns' values; `cellular_bytes_per_device_day` is empty when the input
@@ -27,6 +27,7 @@ enum MetricsTable {
         return [
             real(m.perDeviceDay(m.batteryJoules)), real(m.perDeviceDay(Double(m.cellularFetches))),
             bytesKnown ? real(m.perDeviceDay(m.cellularBytes)) : "", String(m.offlineFetches), String(m.blockedFetches),
+            String(m.deferredFetches),
         ]
     }
 
