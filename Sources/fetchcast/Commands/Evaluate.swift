@@ -172,13 +172,14 @@ extension FetchCast {
             if showProgress { err.write("\r\u{1B}[2K") }
             guard !quiet else { return }
             for note in evaluation.notes { print("note: \(note)", to: &err) }
-            let extra = evaluation.usesConditions ? ["battery_J/dd", "cellular/dd", "blocked"] : []
+            let extra = evaluation.usesConditions ? ["battery_J/dd", "cellular/dd", "blocked", "made_later"] : []
             let header = ["policy", "budget", "devices", "device_days", "needy", "hit_rate", "fresh_ratio", "fetches/dd", "wakeups/dd", "J/dd", "staleness_min"] + extra
             let rows = evaluation.summary.map { r -> [String] in
                 let m = r.metrics
                 let conditionValues = extra.isEmpty ? [] : [
                     CSVField.fixed(m.perDeviceDay(m.batteryJoules), decimals: 1),
                     CSVField.fixed(m.perDeviceDay(Double(m.cellularFetches)), decimals: 2), String(m.blockedFetches),
+                    String(m.deferredFetches),
                 ]
                 return [r.policy, Self.budget(r.budget), String(m.devices), CSVField.fixed(m.deviceDays, decimals: 1),
                         String(m.needyLaunches), CSVField.fixed(m.hitRate, decimals: 3), CSVField.fixed(m.freshRatio, decimals: 3),
