@@ -49,9 +49,8 @@ enum DeviceRunner {
             case .oracle:
                 let look = scan.spool.cursor(device.stream)
                 cursors.append(look)
-                let constrained = options.constraints.system != .none || rules.constraints.contains { !$0.isEmpty }
-                let allows = constrained ? rules.constraints.map { c in { rules.system.allows($0) && c.allows($0) } } : nil
-                policy = OraclePolicy(context: context, allows: allows) { timeline in
+                let constrained = rules.constrains
+                policy = OraclePolicy(context: context, rules: constrained ? rules : nil) { timeline in
                     while let r = look.next() {
                         if r.kind == .state, constrained {
                             timeline.append(r.conditions, atMicros: r.timeMicros)

@@ -25,6 +25,15 @@ struct SlotRules: Sendable {
     var constraints: [AppConstraints]
     var system: SystemRules
     var meanBytes: [Double?]
+
+    /// Whether any fetch can be refused: some app has constraints, or the system has rules.
+    var constrains: Bool { system != .none || constraints.contains { !$0.isEmpty } }
+
+    /// Whether the system's rules and the constraints of the app in `slot` allow a fetch under
+    /// `conditions`.
+    func allows(_ slot: Int, under conditions: DeviceConditions) -> Bool {
+        system.allows(conditions) && constraints[slot].allows(conditions)
+    }
 }
 
 /// One (policy, budget) replay of one device: drives the policy, applies rules 3–7 and counts.
@@ -212,9 +221,7 @@ struct PolicyReplay {
         policy.didFetch(app: f.app, at: time, result: result)
     }
 
-    private func allows(_ slot: Int) -> Bool {
-        rules.system.allows(conditions) && rules.constraints[slot].allows(conditions)
-    }
+    private func allows(_ slot: Int) -> Bool { rules.allows(slot, under: conditions) }
 
     /// Makes the deferred fetches the conditions now allow, in app id order.
     private mutating func makeDeferred(at time: Double, content: ContentTracker) {

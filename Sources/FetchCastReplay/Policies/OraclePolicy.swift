@@ -39,8 +39,8 @@ struct OraclePolicy: FetchPolicy {
     private let cap: Int
     private let tau: Double
     private let future: (inout ConditionTimeline) -> FutureLaunch?
-    /// Per app (in `apps` order), whether the constraints allow a fetch; `nil`: no constraints.
-    private let allows: [(DeviceConditions) -> Bool]?
+    /// The constraints and the system's rules, per app in `apps` order; `nil`: none.
+    private let rules: SlotRules?
     private var timeline = ConditionTimeline()
     private var lookahead: FutureLaunch?
     private var lastLaunch: [Double?]
@@ -52,13 +52,13 @@ struct OraclePolicy: FetchPolicy {
 
     /// Creates the oracle for a device.
     /// - Parameters:
-    ///   - allows: Per app of `context.apps` sorted, whether the constraints and the system's
-    ///     rules allow a fetch under some conditions; `nil` when there are none.
-    init(context: DeviceContext, allows: [(DeviceConditions) -> Bool]? = nil, future: @escaping (inout ConditionTimeline) -> FutureLaunch?) {
+    ///   - rules: The constraints and the system's rules, per app of `context.apps` sorted;
+    ///     `nil` when there are none.
+    init(context: DeviceContext, rules: SlotRules? = nil, future: @escaping (inout ConditionTimeline) -> FutureLaunch?) {
         apps = context.apps.sorted()
         cap = context.dailyCap
         tau = context.tau
-        self.allows = allows
+        self.rules = rules
         self.future = future
         lastLaunch = Array(repeating: nil, count: apps.count)
         lookahead = future(&timeline)
@@ -102,8 +102,10 @@ struct OraclePolicy: FetchPolicy {
                 let used = dayCounts[d, default: 0]
                 guard used < cap else { continue }
                 var time = l.time - 1
-                if let allows {
-                    guard let t = timeline.latestInstant(from: l.time - tau, through: l.time - 1, where: allows[slot]) else { continue }
+                if let rules {
+                    guard let t = timeline.latestInstant(from: l.time - tau, through: l.time - 1, where: { rules.allows(slot, under: $0) }) else {
+                        continue
+                    }
                     time = t
                 }
                 dayCounts[d] = used + 1
@@ -111,7 +113,7 @@ struct OraclePolicy: FetchPolicy {
                 pending.append((time, l.time, l.app))
                 added = true
             }
-            if added, allows != nil {
+            if added, rules != nil {
                 pending[pendingStart...].sort { ($0.time, $0.launch, $0.app) < ($1.time, $1.launch, $1.app) }
             }
         }
