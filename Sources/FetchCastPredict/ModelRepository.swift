@@ -425,7 +425,7 @@ public final class ModelRepository {
     /// - Complexity: O(new events + changed devices × state) when events were added since the
     ///   last call (every device's state when one of them is a publish to every device);
     ///   otherwise O(size of the requested devices' state).
-    public func refresh(devices requested: Set<String>? = nil) throws -> Snapshot {
+    public func refresh(devices requested: DeviceIDs? = nil) throws -> Snapshot {
         let names = try names()
         return try refresh(ids: requested.map { Set($0.compactMap { names.deviceIDs[Array($0.utf8)] }) })
     }

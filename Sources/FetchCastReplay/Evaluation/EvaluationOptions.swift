@@ -15,7 +15,7 @@ public struct EvaluationOptions: Sendable {
     /// The radio energy model.
     public var energy: EnergyProfile
     /// Replay only these device ids (`nil`: every device).
-    public var devices: Set<String>?
+    public var devices: DeviceIDs?
     /// Replay only events at or after this instant (Unix seconds).
     public var from: Double?
     /// Replay only events strictly before this instant (Unix seconds).
@@ -44,11 +44,11 @@ public struct EvaluationOptions: Sendable {
         public var traces: [String]
         /// SHA-256 of each trace's bytes, in the same order.
         public var sha256: [String]
-        public var devices: Set<String>?
+        public var devices: DeviceIDs?
         public var pooledDevices: Int
 
         /// Creates a description.
-        public init(traces: [String], sha256: [String], devices: Set<String>?, pooledDevices: Int) {
+        public init(traces: [String], sha256: [String], devices: DeviceIDs?, pooledDevices: Int) {
             self.traces = traces
             self.sha256 = sha256
             self.devices = devices
@@ -60,7 +60,7 @@ public struct EvaluationOptions: Sendable {
     /// budgets 12 and 24, τ = 30 min, 5 apps, LTE).
     public init(
         policies: [String] = ["none", "interval", "oracle", "hourly", "learned"], budgets: [Double] = [12, 24],
-        tau: Double = 1800, topApps: Int = 5, energy: EnergyProfile = .lte, devices: Set<String>? = nil,
+        tau: Double = 1800, topApps: Int = 5, energy: EnergyProfile = .lte, devices: DeviceIDs? = nil,
         from: Double? = nil, to: Double? = nil, detail: Bool = false, threads: Int = 0,
         trace: TraceOptions = TraceOptions(), temporaryDirectory: String? = nil
     ) {
@@ -95,16 +95,22 @@ public struct EvaluationOptions: Sendable {
 }
 
 extension EvaluationOptions {
-    /// Reads a `--devices` file: one device id per line; blank lines and lines starting with
-    /// `#` are ignored, surrounding spaces trimmed.
-    /// - Throws: ``EvaluationError/deviceList(path:reason:)`` when it cannot be read or lists nothing.
-    public static func loadDeviceList(_ path: String) throws(EvaluationError) -> Set<String> {
+    /// Reads a `--devices` file: one device id per line (UTF-8); blank lines and lines starting
+    /// with `#` are ignored, surrounding spaces trimmed. Ids are kept byte for byte
+    /// (``DeviceIDs``): two lines that differ only in their Unicode normalisation name two devices.
+    /// - Throws: ``EvaluationError/deviceList(path:reason:)`` when it cannot be read, a line is
+    ///   not UTF-8, or it lists nothing.
+    public static func loadDeviceList(_ path: String) throws(EvaluationError) -> DeviceIDs {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .deviceList(path: path, reason: "cannot read the device list (check the path)")
         }
-        var ids = Set<String>()
-        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let id = line.trimmingCharacters(in: .whitespaces)
+        var ids = DeviceIDs()
+        for (number, bytes) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            let line = bytes.last == 0x0D ? bytes.dropLast() : bytes
+            guard let text = String(validating: line, as: UTF8.self) else {
+                throw .deviceList(path: path, reason: "line \(number + 1) is not valid UTF-8 (save the list as UTF-8, one device id per line)")
+            }
+            let id = text.trimmingCharacters(in: .whitespaces)
             if id.isEmpty || id.hasPrefix("#") { continue }
             ids.insert(id)
         }

@@ -7,8 +7,9 @@ import FetchCastTrace
 public struct PopulationSample: Sendable {
     /// Every pooled device's sums added up.
     package let sums: PopulationSums
-    /// Each pooled device's own share, by device id.
-    package let contributions: [String: PopulationSums]
+    /// Each pooled device's own share, by the device id's bytes (two ids that differ only in
+    /// their Unicode normalisation are two devices, as in the trace).
+    package let contributions: [[UInt8]: PopulationSums]
     /// The prior of the whole population (for devices not in it).
     public let prior: PopulationPrior
     /// Each trace's SHA-256, in the order given (computed as the trace was read).
@@ -17,12 +18,12 @@ public struct PopulationSample: Sendable {
     /// The prior for a replayed device: the population without `device` when it is part of it.
     /// - Complexity: O(the device's apps × 168 + apps²) when left out; O(apps) otherwise.
     public func prior(for device: String, appNames: [String]) -> DevicePrior {
-        if let own = contributions[device] { return sums.devicePrior(excluding: own, names: appNames) }
+        if let own = contributions[Array(device.utf8)] { return sums.devicePrior(excluding: own, names: appNames) }
         return DevicePrior(prior, names: appNames)
     }
 
     /// How many of `devices` are in the population (replayed with a leave-one-out prior).
-    public func overlap(with devices: Set<String>) -> Int { devices.filter { contributions[$0] != nil }.count }
+    public func overlap(with devices: DeviceIDs) -> Int { devices.filter { contributions[Array($0.utf8)] != nil }.count }
 }
 
 /// Learns a population prior from traces (`evaluate --prior-from`), so that the `learned`
@@ -40,13 +41,13 @@ public enum PriorBuilder {
     ///   trace's SHA-256.
     /// - Throws: ``TraceError`` for bad input.
     /// - Complexity: O(events) time, O(devices × apps) memory.
-    public static func population(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationSample {
+    public static func population(traces: [String], devices: DeviceIDs?, tau: Double, options: TraceOptions = TraceOptions()) throws(TraceError) -> PopulationSample {
         var (learner, names, hashes) = try learn(traces: traces, devices: devices, tau: tau, options: options)
-        var contributions: [String: PopulationSums] = [:]
+        var contributions: [[UInt8]: PopulationSums] = [:]
         // Sums are exact (PopulationSums quantises), so the order devices are added in does not
         // matter; sorted anyway, for readers.
-        for id in learner.models.keys.sorted(by: { names[Int($0)] < names[Int($1)] }) {
-            contributions[names[Int(id)]] = learner.pool(id, name: { names[Int($0)] })
+        for id in learner.models.keys.sorted(by: { names[Int($0)].utf8.lexicographicallyPrecedes(names[Int($1)].utf8) }) {
+            contributions[Array(names[Int(id)].utf8)] = learner.pool(id, name: { names[Int($0)] })
         }
         let sums = learner.population
         return PopulationSample(sums: sums, contributions: contributions, prior: sums.prior(), sha256: hashes)
@@ -54,7 +55,7 @@ public enum PriorBuilder {
 
     /// The fleet fold of ``population(traces:devices:tau:options:)``: every device's model, keyed
     /// by its symbol, and the symbols' names (devices and apps share one symbol table).
-    static func learn(traces: [String], devices: Set<String>?, tau: Double, options: TraceOptions) throws(TraceError)
+    static func learn(traces: [String], devices: DeviceIDs?, tau: Double, options: TraceOptions) throws(TraceError)
         -> (learner: FleetLearner<Int32>, names: [String], sha256: [String])
     {
         let symbols = SymbolTable()

@@ -68,12 +68,12 @@ struct RunManifest: Codable, Sendable {
         semantics = e.usesConditions ? "v2" : Evaluator.semanticsVersion
         parameters = Parameters(
             policies: options.policies, budgets: options.budgets, tauSeconds: options.tau, topApps: options.topApps,
-            devices: options.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
+            devices: options.devices.map(Array.init),
             from: iso(options.from), to: iso(options.to), detail: options.detail,
             defaultUTCOffsetSeconds: options.trace.defaultUTCOffsetSeconds,
             priorFrom: options.prior?.traces,
             priorSHA256: options.prior?.sha256,
-            priorDevices: options.prior?.devices.map { $0.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } },
+            priorDevices: options.prior?.devices.map(Array.init),
             priorPooledDevices: options.prior?.pooledDevices,
             replanSeconds: options.planning.replan, replanOnEvent: options.planning.replanOnEvent,
             visibility: options.planning.visibility.rawValue)

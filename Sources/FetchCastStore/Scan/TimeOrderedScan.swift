@@ -37,7 +37,7 @@ package final class TimeOrderedScan {
     private var exhausted = false
     private var closed = false
 
-    fileprivate init(store: Store, symbols: SymbolTable, devices: Set<String>?) throws(StoreError) {
+    fileprivate init(store: Store, symbols: SymbolTable, devices: DeviceIDs?) throws(StoreError) {
         let c = store.connection
         try c.execute("BEGIN")
         do throws(StoreError) {
@@ -61,7 +61,7 @@ package final class TimeOrderedScan {
             }
             let columns = "SELECT time_us, utc_offset_s, device_id, app_id, kind, result, line, file_id, id, network, power, battery, low_power FROM event_log"
             if devices != nil {
-                // The devices kept are matched by name here, with Swift's string equality (as a
+                // The devices kept are matched by name here, byte for byte (``DeviceIDs``, as a
                 // trace file's rows are), and their ids bound as one JSON array: one parameter
                 // however many devices (no SQLite variable limit), integers only (no quoting).
                 query = try c.prepare(columns + " WHERE device_id IS NULL OR device_id IN (SELECT value FROM json_each(?)) ORDER BY time_us, id")
@@ -167,7 +167,7 @@ extension Store {
     ///     device's when `nil`). Every device's name is interned either way.
     /// - Returns: The scan; an ``EventSource`` over it ends the snapshot when it ends.
     /// - Throws: ``StoreError`` when the snapshot cannot be begun or read.
-    package func timeOrderedScan(symbols: SymbolTable, devices: Set<String>? = nil) throws(StoreError) -> TimeOrderedScan {
+    package func timeOrderedScan(symbols: SymbolTable, devices: DeviceIDs? = nil) throws(StoreError) -> TimeOrderedScan {
         try TimeOrderedScan(store: self, symbols: symbols, devices: devices)
     }
 }

@@ -14,7 +14,7 @@ struct TimeOrderedScanTests {
     }
 
     /// Reads a store's time-ordered scan through an ``EventSource``, as the replay does.
-    static func read(_ store: Store, devices: Set<String>? = nil, batchSize: Int = 8192) throws -> Read {
+    static func read(_ store: Store, devices: DeviceIDs? = nil, batchSize: Int = 8192) throws -> Read {
         let symbols = SymbolTable()
         let scan = try store.timeOrderedScan(symbols: symbols, devices: devices)
         var read = Read(names: symbols.allNames)
@@ -102,7 +102,7 @@ struct TimeOrderedScanTests {
         let store = try temp.open()
         try store.ingest(path)
         let wanted = Set((0..<1_500).filter { $0 % 3 == 0 }.map { "d\($0)" })
-        let read = try Self.read(store, devices: wanted)
+        let read = try Self.read(store, devices: DeviceIDs(wanted))
         #expect(read.events.count == 500)
         #expect(Set(read.events.map { $0.split(separator: "|")[1] }.map(String.init)) == wanted)
     }
