@@ -27,3 +27,7 @@ echo "== the notebooks' pinned packages in Notebooks/.venv (installed when missi
 Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
 echo "== re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py
+
+# The analysis scripts' arithmetic on hand-computed cases (standard library only).
+echo "== scripts/paired-bootstrap.py --self-test" >&2
+python3 scripts/paired-bootstrap.py --self-test
