@@ -63,17 +63,20 @@ public enum PriorBuilder {
         var hashes: [String] = []
         // Names as known to this thread (the source interns them on its own).
         var names: [String] = []
+        // Per symbol, whether `devices` keeps it (looked up once per device, not per event).
+        var kept: [Bool] = []
         for path in traces {
             let source = EventSource(try TraceReader(path: path, symbols: symbols, options: options), batchSize: 8192, capacity: 4)
             read: while true {
                 switch source.next() {
                 case .batch(let batch):
                     names += batch.newNames
+                    if let devices { kept += batch.newNames.map(devices.contains) }
                     for e in batch.events where e.kind != .state {
                         let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
                         if e.device == EncodedEvent.everyDevice {
                             learner.observe(event, device: nil)
-                        } else if devices?.contains(names[Int(e.device)]) ?? true {
+                        } else if devices == nil || kept[Int(e.device)] {
                             learner.observe(event, device: e.device)
                         }
                     }
