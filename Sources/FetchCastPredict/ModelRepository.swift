@@ -427,7 +427,7 @@ public final class ModelRepository {
     ///   otherwise O(size of the requested devices' state).
     public func refresh(devices requested: DeviceIDs? = nil) throws -> Snapshot {
         let names = try names()
-        return try refresh(ids: requested.map { Set($0.compactMap { names.deviceIDs[Array($0.utf8)] }) })
+        return try refresh(ids: requested.map { Set($0.utf8.compactMap { names.deviceIDs[$0] }) })
     }
 
     /// ``refresh(devices:)`` for device ids (every device when `nil`).

@@ -19,10 +19,11 @@ public struct DeviceIDs: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral
     public init(arrayLiteral ids: String...) { self.init(ids) }
 
     /// Whether `id` is one of the set, byte for byte.
-    public func contains(_ id: String) -> Bool {
-        var id = id
-        return id.withUTF8 { keys.contains(Array($0)) }
-    }
+    public func contains(_ id: String) -> Bool { keys.contains(Array(id.utf8)) }
+
+    /// The ids' UTF-8 bytes, unordered: for lookups in tables keyed by bytes, without decoding
+    /// and sorting as iterating does.
+    package var utf8: Set<[UInt8]> { keys }
 
     /// Adds `id`; `false` when the same bytes were already there.
     @discardableResult

@@ -23,7 +23,7 @@ public struct PopulationSample: Sendable {
     }
 
     /// How many of `devices` are in the population (replayed with a leave-one-out prior).
-    public func overlap(with devices: DeviceIDs) -> Int { devices.filter { contributions[Array($0.utf8)] != nil }.count }
+    public func overlap(with devices: DeviceIDs) -> Int { devices.utf8.filter { contributions[$0] != nil }.count }
 }
 
 /// Learns a population prior from traces (`evaluate --prior-from`), so that the `learned`
