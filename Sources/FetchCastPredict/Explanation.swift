@@ -81,7 +81,23 @@ enum Explanation {
         switch fetch.reason {
         case .coUsage(let after, _):
             text = "right after \(name(after)), \(who) \(opens) \(app) within \(minutes(tau)) (\(p))"
-        case .likelyLaunch, .coalesced:
+        case .habit:
+            // The days as a person counts them on their own calendar (the chance weighs recent
+            // days more, and one pseudo-day at the gaps' and hours' chance).
+            if let h = model.habitDays(app: fetch.app, at: fetch.time) {
+                let kind = h.weekend ? (h.of == 1 ? "weekend day" : "weekend days") : (h.of == 1 ? "weekday" : "weekdays")
+                text = "\(device) opened \(app) between \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")) "
+                    + "on \(h.days) of the last \(h.of) \(kind) it was used (p=\(fixed(fetch.launchProbability)))"
+            } else {
+                text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
+            }
+        case .returnVisit:
+            let since = model.lastLaunch(of: fetch.app).map { ", " + minutes(max(0, fetch.time - $0)) + " after its last use" } ?? ""
+            text = "\(who) \(opens) \(app) again \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset))\(since) (\(p))"
+        case .coalesced:
+            // Joined a wakeup: its chance may come from any source, so no source is named.
+            text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
+        case .likelyLaunch:
             text = "\(who) \(opens) \(app) \(window(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
         case .interval, .oracle, .hourly, .retry, .weekly:
             // Not made by the planner; worded from the launch chance all the same.
@@ -118,12 +134,19 @@ enum Explanation {
 
     private static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
 
-    /// "09:03–09:33 on weekdays": the fetch's freshness window in the device's local time.
+    /// "09:03–09:33 on weekdays": the fetch's freshness window in the device's local time, and
+    /// the kind of day whose hours the chance comes from.
     private static func window(_ time: Double, tau: Double, offset: Int32) -> String {
+        let day = HourOfWeek.slot(time, offset: offset) / 24
+        return "\(clockWindow(time, tau: tau, offset: offset)) \(day >= 5 ? "on weekends" : "on weekdays")"
+    }
+
+    /// "09:03–09:33" (or "09:03 and 09:33" with another separator): the fetch's freshness window
+    /// in the device's local time.
+    private static func clockWindow(_ time: Double, tau: Double, offset: Int32, separator: String = "–") -> String {
         let local = time + Double(offset)
         let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
-        let day = HourOfWeek.slot(time, offset: offset) / 24
-        return "\(clock(secondOfDay))–\(clock(secondOfDay + tau)) \(day >= 5 ? "on weekends" : "on weekdays")"
+        return "\(clock(secondOfDay))\(separator)\(clock(secondOfDay + tau))"
     }
 
     /// "30 min", "2 h", "1 h 30 min".

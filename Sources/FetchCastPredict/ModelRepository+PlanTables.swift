@@ -25,7 +25,7 @@ extension ModelRepository {
     /// The format of a saved table row: this version, the prior epoch's watermark and tag, then
     /// the table (``PlanTable/binaryEncoded()``); the row's watermark is the store's last event
     /// as of the planning.
-    private static let planTableVersion = 1
+    private static let planTableVersion = 2
 
     /// The row keeping `table` for `device`, planned from a snapshot read when the store's last
     /// event was `watermark` and the prior epoch was `epoch`.

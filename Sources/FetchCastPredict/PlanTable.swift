@@ -17,6 +17,9 @@ struct PlanTable: Sendable, Equatable {
     var after: Double
     /// One per pending look later than ``after``, earliest first.
     var segments: [Segment]
+    /// Whether the scheduler has looks pending after the last segment (looks ahead of habits go
+    /// on for days: ``coverage``): a start after it is then not answered from the table.
+    var open = false
 
     /// The plan of the starts in (the previous segment's ``through``, ``through``].
     struct Segment: Sendable, Equatable {
@@ -36,7 +39,7 @@ struct PlanTable: Sendable, Equatable {
     /// and a `notBefore` not after its start aside): the same apps, budget and constraints, and
     /// a scheduler without periodic looks (whose looks would add looks of their own).
     static func keeps(_ request: PredictionRequest) -> Bool {
-        request.app == nil && request.apps.isEmpty && request.budget == Self.request.budget
+        request.app == nil && request.apps.isEmpty && request.budget == Self.request.budget && request.horizon == horizon
             && request.topApps == Self.request.topApps && request.constraints.isEmpty
             && SchedulerConfiguration(budget: request.budget).checkInterval == nil
     }
@@ -46,22 +49,39 @@ struct PlanTable: Sendable, Equatable {
     /// - Complexity: O(pending looks × a plan).
     init(device: Int64, scheduler: LearnedPolicy, last: Double, snapshot: ModelRepository.Snapshot) {
         after = last
-        segments = scheduler.pendingLooks.filter { $0 > last }.map { look in
-            Segment(through: look, predictions: Predictor.predictions(
-                of: device, scheduler: scheduler, from: look, notBefore: look, count: .max, snapshot: snapshot))
+        segments = []
+        // A look may schedule the next (a look ahead of a habit, the habit's next window): the
+        // looks are found by stepping a copy through them.
+        var stepped = scheduler
+        var through = last
+        while let look = stepped.pendingLooks.first(where: { $0 > through }) {
+            guard look <= last + Self.coverage else {
+                open = true
+                break
+            }
+            segments.append(Segment(through: look, predictions: Predictor.predictions(
+                of: device, scheduler: stepped, from: look, notBefore: look, count: .max, reasonsFrom: scheduler, snapshot: snapshot)))
+            stepped.advance(through: look)
+            through = look
         }
     }
 
-    init(after: Double, segments: [Segment]) {
+    init(after: Double, segments: [Segment], open: Bool = false) {
         self.after = after
         self.segments = segments
+        self.open = open
     }
 
+    /// How far after the device's last event a table keeps plans: a day. Later starts (looks
+    /// ahead of habits go on for ``SchedulerConfiguration/anticipationSilence``) are planned from
+    /// the scheduler when asked.
+    static let coverage = 86_400.0
+
     /// The plan from `start` (at most `count` fetches); `nil` when `start` is not after
-    /// ``after`` (the plan must then be made from the events).
+    /// ``after`` or after the looks the table covers (the plan must then be made from the events).
     func predictions(from start: Double, count: Int) -> [Prediction]? {
         guard start > after else { return nil }
-        guard let segment = segments.first(where: { start <= $0.through }) else { return [] }
+        guard let segment = segments.first(where: { start <= $0.through }) else { return open ? nil : [] }
         return Self.cut(segment.predictions, from: start, count: count)
     }
 
@@ -80,6 +100,7 @@ extension PlanTable {
     func binaryEncoded() -> [UInt8] {
         var w = BinaryWriter()
         w.double(after)
+        w.bool(open)
         w.int(segments.count)
         for segment in segments {
             w.double(segment.through)
@@ -103,6 +124,7 @@ extension PlanTable {
     init(binary bytes: UnsafeRawBufferPointer, device: String) throws {
         var r = BinaryReader(bytes)
         after = try r.double()
+        open = try r.bool()
         segments = []
         for _ in 0..<(try r.count()) {
             let through = try r.double()
@@ -116,6 +138,7 @@ extension PlanTable {
     static func predictions(binary bytes: UnsafeRawBufferPointer, device: String, from start: Double, count: Int) throws -> [Prediction]? {
         var r = BinaryReader(bytes)
         guard start > (try r.double()) else { return nil }
+        let open = try r.bool()
         for _ in 0..<(try r.count()) {
             if start <= (try r.double()) { return cut(try readPlan(&r, device: device), from: start, count: count) }
             for _ in 0..<(try r.count()) {
@@ -125,7 +148,7 @@ extension PlanTable {
             }
         }
         guard r.offset == bytes.count else { throw Damaged() }
-        return []
+        return open ? nil : []
     }
 
     /// One segment's predictions for `device`.

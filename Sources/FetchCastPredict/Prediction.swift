@@ -45,6 +45,8 @@ public struct PredictionRequest: Sendable, Hashable {
     public var notBefore: Double?
     /// How many fetches per device.
     public var count: Int = 10
+    /// How far ahead to plan, seconds from the plan's start (or from `notBefore` when later).
+    public var horizon: Double = 86_400
     /// Fetches per device per day.
     public var budget: Double = 24
     /// How many top apps per device when no app is named.
@@ -117,7 +119,9 @@ public enum Predictor {
                 of: device, apps: apps, configuration: configuration, model: model.configuration,
                 before: start, inclusive: request.at == nil)
             else { continue }
-            out += predictions(of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, snapshot: snapshot)
+            out += predictions(
+                of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, horizon: request.horizon,
+                snapshot: snapshot)
         }
         return out
     }
@@ -126,15 +130,18 @@ public enum Predictor {
 extension Predictor {
     /// The plan of `device` from `start` as records: ``LearnedPolicy/plan(from:horizon:notBefore:count:)``
     /// of its caught-up scheduler, each fetch with its reason in words (from the scheduler's
-    /// model, as of the events it was told of). What ``predict(_:snapshot:)`` answers per device,
-    /// and what a ``PlanTable`` keeps ahead.
+    /// model, as of the events it was told of; `caughtUp`: the scheduler as of the device's last
+    /// event, when `scheduler` was stepped through looks since). What ``predict(_:snapshot:)``
+    /// answers per device, and what a ``PlanTable`` keeps ahead.
     static func predictions(
         of device: Int64, scheduler: LearnedPolicy, from start: Double, notBefore: Double, count: Int,
-        snapshot: ModelRepository.Snapshot
+        horizon: Double = PlanTable.horizon, reasonsFrom caughtUp: LearnedPolicy? = nil, snapshot: ModelRepository.Snapshot
     ) -> [Prediction] {
         let model = scheduler.model
-        let habits = scheduler.conditionHabits
-        let plan = scheduler.plan(from: start, notBefore: notBefore, count: count)
+        // What the reasons say of the conditions is what the scheduler knew at the device's last
+        // event (a look since moves the conditions' clock, not what they say).
+        let habits = (caughtUp ?? scheduler).conditionHabits
+        let plan = scheduler.plan(from: start, horizon: horizon, notBefore: notBefore, count: count)
         let deviceName = snapshot.deviceNames[device] ?? String(device)
         var out: [Prediction] = []
         var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
@@ -163,7 +170,8 @@ extension Predictor {
     static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws
         -> (scheduler: LearnedPolicy, last: Double)?
     {
-        guard let model = snapshot.models[device], let last = model.lastEventTime else { return nil }
+        // Through the latest publish it has seen too: a plan from after it knows of it.
+        guard let model = snapshot.models[device], model.lastEventTime != nil, let last = model.lastObservedTime else { return nil }
         let apps = model.appsBySessions(limit: request.topApps)
         return try snapshot.scheduler(
             of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,

@@ -82,10 +82,50 @@ struct ExplanationTests {
             + "(p=0.12; from other devices: 19_F has little history of com.whatsapp)")
     }
 
+    /// A fetch that joined a wakeup may owe its chance to any source (gaps, habit, hours): its
+    /// reason names none, so it credits the chance to no kind of day.
     @Test func aCoalescedFetchNamesTheWakeupItJoins() {
         #expect(Self.reason(p: 0.27, newData: 0.4, reason: .coalesced(with: 2), at: Self.wednesday + 3 * 86_400)
-            == "19_F often opens com.whatsapp 09:03–09:33 on weekends (p=0.27); new content possible (p=0.40); "
+            == "19_F often opens com.whatsapp 09:03–09:33 (p=0.27); new content possible (p=0.40); "
             + "coalesced with com.viber.voip")
+    }
+
+    /// A chance from the app's launch gaps says how long after its last use the window is, and
+    /// credits nothing to the hour of the week (issue 27: "usually opens com.chat 21:15–21:45 on
+    /// weekends" for a device that never opened chat then).
+    @Test func aReturnVisitSaysHowLongAfterTheLastUse() {
+        var model = DeviceModel()
+        model.observe(DeviceEvent(time: Self.wednesday - 3 * 3600 - 600, app: 0, kind: .launch))
+        let fetch = ScheduledFetch(app: 0, time: Self.wednesday, launchProbability: 0.89, newDataProbability: 1,
+                                   reason: .returnVisit(probability: 0.89))
+        let text = Explanation.reason(for: fetch, device: "19_F", model: model, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(text == "19_F usually opens com.whatsapp again 09:03–09:33, 3 h 10 min after its last use (p=0.89)")
+        #expect(!text.contains("weekend") && !text.contains("weekday"))
+    }
+
+    /// A habit's reason counts the days as a person checks them against their own week: the days
+    /// of the same kind the device was used before the fetch's day, and those with a session in
+    /// the fetch's half hour.
+    @Test func aHabitCountsTheDaysOfItsWindow() {
+        var model = DeviceModel()
+        // Monday 2023-11-13 … Friday 2023-11-24 (UTC): whatsapp at 09:15 on 9 of those 10 weekdays
+        // (not Thursday the 23rd), mm at noon every day, weekends too.
+        let monday = 1_699_833_600.0
+        for day in 0..<12 {
+            let d = monday + Double(day) * 86_400
+            if day % 7 < 5 && day != 10 { model.observe(DeviceEvent(time: d + 9.25 * 3600, app: 0, kind: .launch)) }
+            model.observe(DeviceEvent(time: d + 12 * 3600, app: 1, kind: .launch))
+        }
+        // Planned for Monday the 27th, 09:03: the window 09:03–09:33 holds 09:15.
+        let at = monday + 14 * 86_400 + 9 * 3600 + 180
+        let fetch = ScheduledFetch(app: 0, time: at, launchProbability: 0.81, newDataProbability: 1, reason: .habit(probability: 0.81))
+        let text = Explanation.reason(for: fetch, device: "19_F", model: model, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(text == "19_F opened com.whatsapp between 09:03 and 09:33 on 9 of the last 10 weekdays it was used (p=0.81)")
+        // On the Saturday after: the 2 weekend days, none of them with whatsapp.
+        let saturday = ScheduledFetch(app: 0, time: monday + 19 * 86_400 + 9 * 3600 + 180, launchProbability: 0.3, newDataProbability: 1,
+                                      reason: .habit(probability: 0.3))
+        let weekend = Explanation.reason(for: saturday, device: "19_F", model: model, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(weekend == "19_F opened com.whatsapp between 09:03 and 09:33 on 0 of the last 2 weekend days it was used (p=0.30)")
     }
 
     /// Reasons only other policies make (a retry, say) keep the worded chance and add their own.

@@ -185,6 +185,7 @@ extension DeviceModel {
         m.triggerTrials = Dictionary(uniqueKeysWithValues: triggerTrials.map { (id($0.key), $0.value) })
         m.content = Dictionary(uniqueKeysWithValues: content.map { (id($0.key), $0.value) })
         m.recent = recent.map { var r = $0; r.app = id(r.app); return r }
+        m.habitLog.sessions = Dictionary(uniqueKeysWithValues: habitLog.sessions.map { (id($0.key), $0.value) })
         var pairs: [UInt64: Double] = [:]
         pairSuccesses.forEach { key, weight in
             let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))

@@ -91,6 +91,11 @@ struct PlanTableTests {
                 for count in [1, 3, 10, 1000] {
                     let request = PredictionRequest(device: device, at: start, count: count)
                     let (kept, made) = try served.plans(request)
+                    if kept == nil, table.open, start > table.segments.last?.through ?? table.after {
+                        // Past the looks the table keeps (a day of them): planned from the events.
+                        #expect(start > table.after + PlanTable.coverage - 86_400, "\(device) from \(start)")
+                        continue
+                    }
                     #expect(kept == made, "\(device) from \(start), count \(count)")
                     compared += 1
                     if !made.isEmpty { nonEmpty += 1 }

@@ -128,7 +128,9 @@ package struct BinaryReader {
 }
 
 extension DeviceModel {
-    static let formatVersion = 3
+    /// 4: with the habit log (``HabitLog``); a state of format 3 is refused, and the store folds
+    /// the device again.
+    static let formatVersion = 4
 
     /// The model in the compact binary form the store keeps.
     package func binaryEncoded() throws -> [UInt8] {
@@ -185,6 +187,7 @@ extension DeviceModel {
         w.int(eventCount)
         w.optionalDouble(fetchDay.map(Double.init))
         w.int(fetchesOnFetchDay)
+        habitLog.write(to: &w)
         return w.bytes
     }
 
@@ -249,7 +252,33 @@ extension DeviceModel {
         eventCount = try r.int()
         fetchDay = try r.optionalDouble().map { Int($0) }
         fetchesOnFetchDay = try r.int()
+        habitLog = try HabitLog(reading: &r)
         guard r.offset == bytes.count else { throw BinaryReader.Malformed() }
+    }
+}
+
+extension HabitLog {
+    /// Writes the log: per app (in app order) its session times, then the days, then the last launch.
+    func write(to w: inout BinaryWriter) {
+        w.int(sessions.count)
+        for app in sessions.keys.sorted() {
+            w.int32(app)
+            w.doubles(sessions[app]!)
+        }
+        w.int(days.count)
+        for d in days { w.int32(d) }
+        w.optionalDouble(lastLocal)
+    }
+
+    /// Reads what ``write(to:)`` wrote.
+    init(reading r: inout BinaryReader) throws {
+        self.init()
+        for _ in 0..<(try r.count()) {
+            let app = try r.int32()
+            sessions[app] = try r.doubles()
+        }
+        for _ in 0..<(try r.count()) { days.append(try r.int32()) }
+        lastLocal = try r.optionalDouble()
     }
 }
 

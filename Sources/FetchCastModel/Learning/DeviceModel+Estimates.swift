@@ -213,12 +213,15 @@ extension DeviceModel {
     /// How much of the app's usual use to expect after it has been silent for `silence`
     /// seconds: P(a launch within the next ``activityWindow`` | silent so long) over the same
     /// chance right after a launch, at most 1, from the app's launch gaps (1 when they say
-    /// nothing, as for a silence the bins do not tell apart, 14 days and more). An app unused
-    /// for days is, for now, not used at its usual hours: a forecast from the hour-of-week rates
-    /// alone is scaled by this. The silence counts until the device's last event, not beyond:
-    /// a device not heard from says nothing of its apps.
-    static func activity(gaps: GapSurvival, silentFor silence: Double?) -> Double {
-        guard let silence, gaps.total > 0, silence + activityWindow < GapBins.span else { return 1 }
+    /// nothing). A silence longer than the bins tell apart (14 days and more) counts as the
+    /// longest they do: an app used daily and silent for three weeks has stopped (until 0.6 it
+    /// counted as 1, so such an app was fetched at its old hours again after two weeks). An app
+    /// unused for days is, for now, not used at its usual hours: a forecast from the hour-of-week
+    /// rates alone, or from its habit, is scaled by this. The silence counts until the device's
+    /// last event, not beyond: a device not heard from says nothing of its apps.
+    static func activity(gaps: GapSurvival, silentFor silentTime: Double?) -> Double {
+        guard let silentTime, gaps.total > 0 else { return 1 }
+        let silence = min(silentTime, GapBins.span - activityWindow - 1)
         let usual = 1 - gaps.survival(activityWindow)
         guard usual > 0 else { return 1 }
         let still = gaps.survival(silence)

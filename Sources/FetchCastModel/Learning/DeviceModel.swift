@@ -49,6 +49,8 @@ public struct DeviceModel: Sendable, Codable {
     /// has left of the day's cap.
     var fetchDay: Int?
     var fetchesOnFetchDay = 0
+    /// Each app's latest session starts at their local times, and the days of use: the habit clock.
+    var habitLog = HabitLog()
 
     /// A reactive fetch comes this many seconds after the launch it reacts to.
     public static let triggerDelay: Double = 1
@@ -122,6 +124,7 @@ public struct DeviceModel: Sendable, Codable {
         case .launch:
             var state = apps[event.app] ?? AppState()
             let isSession = state.lastLaunch.map { t - $0 > tau } ?? true
+            habitLog.launched(at: t + Double(event.utcOffsetSeconds), app: event.app, isSession: isSession)
             if isSession {
                 let slot = HourOfWeek.slot(t, offset: event.utcOffsetSeconds)
                 state.sessions[slot] += w

@@ -17,6 +17,17 @@ public struct ModelConfiguration: Sendable, Hashable, Codable {
     public var priorHours: Double = 6
     /// Pseudo-trials with which a device's co-usage probability is shrunk toward the prior.
     public var coUsagePriorTrials: Double = 8
+    /// An app not opened for at least this many hours has its session chance read from its
+    /// habit as well (``DeviceModel/habit(app:at:)``): sooner after a use, its launch gaps know
+    /// better whether it comes back (docs/model.md, "Habits").
+    public var habitIdleHours: Double = 2
+    /// The fewest days with a session in a window of the day for the scheduler to look ahead of
+    /// it (``SchedulerConfiguration/anticipates``).
+    public var habitMinimumDays: Int = 3
+    /// The fewest days of use an app's habit log must cover (``DeviceModel/habit(app:at:)``, both
+    /// kinds of day) for its habit to give the session chance of an idle app: an app used so
+    /// often that the log's latest sessions cover less is left to its launch gaps.
+    public var habitMinimumObservedDays: Int = 7
 
     /// The defaults.
     public init() {}

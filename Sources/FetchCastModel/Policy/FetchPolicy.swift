@@ -34,6 +34,12 @@ public enum FetchReason: Sendable, Hashable {
     case hourly(hour: Int)
     /// Ahead of a likely launch, from the hour-of-week likelihood.
     case likelyLaunch(probability: Double)
+    /// Ahead of the app's return, from how long it usually stays unused (its launch gaps),
+    /// modulated by the hour of the week.
+    case returnVisit(probability: Double)
+    /// Ahead of a habit: the app was opened in this window of the day on most recent days of
+    /// the same kind (``DeviceModel/habitDays(app:at:)``).
+    case habit(probability: Double)
     /// Right after a launch of another app that is often followed by this one.
     case coUsage(after: Int32, probability: Double)
     /// Joined another app's radio wakeup.
@@ -50,6 +56,8 @@ public enum FetchReason: Sendable, Hashable {
         case .oracle: return "oracle: 1 s before a needy launch"
         case .hourly(let hour): return "hourly: top hour \(hour < 10 ? "0" : "")\(hour):00"
         case .likelyLaunch(let p): return "likely launch (p=\(Self.fixed2(p)))"
+        case .returnVisit(let p): return "likely return (p=\(Self.fixed2(p)))"
+        case .habit(let p): return "habit (p=\(Self.fixed2(p)))"
         case .coUsage(let after, let p): return "after \(name(after)) (p=\(Self.fixed2(p)))"
         case .coalesced(let with): return "coalesced with \(name(with))"
         case .retry: return "retry after failure"

@@ -49,7 +49,9 @@ extension DeviceModel {
     /// (given no launch until `t`), modulated by the hour-of-week rate, within τ of `o.now`; beyond
     /// it (a plan's later moments), or when the gaps say nothing of so long a silence, the
     /// hour-of-week rate scaled by the app's activity after its present silence
-    /// (``AppOutlook/activity``); for an app never launched, the hour-of-week rate alone. The uncovered share is the part of `(t, t + τ]` that a
+    /// (``AppOutlook/activity``); for an app never launched, the hour-of-week rate alone. When the
+    /// app has not been opened for ``ModelConfiguration/habitIdleHours``, its habit's chance
+    /// (``habitChance(_:at:base:)``) replaces that once its log covers enough days. The uncovered share is the part of `(t, t + τ]` that a
     /// refresh at `refreshed` does not already keep fresh.
     ///
     /// - Parameters:
@@ -74,19 +76,24 @@ extension DeviceModel {
         // The return chance conditions on no launch of the app until t: known for the next τ,
         // a guess beyond it (a plan made hours ahead cannot know of launches in between).
         let known = t - o.now <= tau ? returnProbability(o, from: t, prior: prior) : nil
-        var session = known ?? {
+        func hourly() -> Double {
             var expected = 0.0
             HourOfWeek.spread(from: t, to: t + tau, offset: lastOffset) { slot, seconds in
                 expected += rate(o, slot: slot, prior: prior) * seconds / 3600
             }
             // An app silent for days is not expected at its usual hours.
             return (1 - exp(-expected)) * o.activity
-        }()
-        var reason = FetchReason.likelyLaunch(probability: session)
+        }
+        var session = known ?? hourly()
+        var reason = known != nil ? FetchReason.returnVisit(probability: session) : .likelyLaunch(probability: session)
         if let trigger, trigger.applies(to: o.app, at: t) {
             session = responseProbability(
                 app: o.app, at: t, after: trigger.app, triggerTime: trigger.time, now: o.now, prior: prior, liftWeight: liftWeight)
             reason = .coUsage(after: trigger.app, probability: session)
+        } else if let habit = habitChance(o, at: t, base: known == nil ? session : hourly()) {
+            // A habit says more than the gaps and the hours when the app has been idle a while.
+            session = habit
+            reason = .habit(probability: habit)
         }
         let fresh = newData ?? newDataProbability(app: o.app, at: t, since: refreshed, now: o.now)
         return FetchValuation(value: session * fresh * uncovered, launchProbability: session, newDataProbability: fresh, reason: reason)

@@ -5,12 +5,12 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 3
+    private static let savedVersion = 4
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 3,
-    /// with the outcome lines; format 2 had none, and fetchcast 0.5.0 wrote JSON: a restore
+    /// devices' state, given again when it is restored), in a compact binary form (format 4,
+    /// with the looks ahead of habits; format 3 had none, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore
     /// refuses both like any state it cannot read). The same state always gives the same bytes.
     public func savedState() throws -> [UInt8] {
         var w = BinaryWriter()
@@ -39,6 +39,7 @@ extension LearnedPolicy {
         w.bool(conditions != nil)
         if let conditions { w.conditions(conditions) }
         habits.write(to: &w)
+        w.times(anticipations)
         return w.bytes
     }
 
@@ -69,6 +70,7 @@ extension LearnedPolicy {
             policy.calibration = try ValueCalibration(reading: &r)
             policy.conditions = try r.bool() ? try r.conditions() : nil
             policy.habits = try ConditionHabits(reading: &r)
+            policy.anticipations = try r.times()
             guard r.offset == raw.count else { throw BinaryReader.Malformed() }
             return policy
         }

@@ -47,6 +47,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var retries: [Int32: Retry] = [:]
     /// When each app's cache goes stale (last refresh + τ): a natural moment to look again.
     var expiries: [Int32: Double] = [:]
+    /// The start of each app's next habit window: a look ahead of it (``SchedulerConfiguration/anticipates``).
+    var anticipations: [Int32: Double] = [:]
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -56,7 +58,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// launch's reactive look, a cache going stale, a retry): a plan from later than that is
     /// empty, whatever the history. `nil` with periodic looks (``SchedulerConfiguration/checkInterval``).
     public static func pendingLooksEnd(configuration: SchedulerConfiguration, tau: Double) -> Double? {
-        configuration.checkInterval == nil ? max(tau, maximumRetryDelay) + DeviceModel.triggerDelay : nil
+        guard configuration.checkInterval == nil else { return nil }
+        let reactive = max(tau, maximumRetryDelay) + DeviceModel.triggerDelay
+        return configuration.anticipates ? max(reactive, configuration.anticipationSilence) : reactive
     }
 
     /// A retry due after failures in a row (`at` infinite once due and looked at).
@@ -111,6 +115,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         self.mode = mode
         pacer = BudgetPacer(memory: configuration.pacingMemory)
         calibration = ValueCalibration(tau: model.configuration.tau, outcomeFloor: configuration.minimumValue)
+        // A model with history already has habits to look ahead of.
+        if let last = model.lastEventTime { for app in apps { anticipate(app, after: last, now: last) } }
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
@@ -130,6 +136,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         var next = [pendingTrigger, nextCheck].compactMap { $0 }.min()
         for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
+        for (_, a) in anticipations { next = min(next ?? a, a) }
         if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
         return next
     }
@@ -146,6 +153,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         var looks = [pendingTrigger, nextCheck].compactMap { $0 }
         for (_, r) in retries where r.at.isFinite { looks.append(r.at) }
         looks += expiries.values
+        looks += anticipations.values
         return Array(Set(looks)).sorted()
     }
 
@@ -158,13 +166,17 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 return
             }
         }
+        var sessionStart = false
         if event.kind == .launch, apps.contains(event.app) {
             let previous = model.lastLaunch(of: event.app) ?? -.infinity
-            calibration.launched(event.app, at: event.time, sessionStart: event.time - previous > model.configuration.tau)
+            sessionStart = event.time - previous > model.configuration.tau
+            calibration.launched(event.app, at: event.time, sessionStart: sessionStart)
         }
         model.observe(event)
         guard event.kind == .launch else { return }
         let t = event.time
+        // A session of the app: its habit has one more day, and today's window is behind it.
+        if sessionStart { anticipate(event.app, after: t, now: t) }
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
@@ -286,6 +298,14 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         return plan
     }
 
+    /// A following policy's looks at its decision points up to `t` inclusive, as the live policy
+    /// would have made them if no further event came: what a plan from just after `t` starts
+    /// from (a look may schedule another: ``pendingLooks`` then holds it).
+    package mutating func advance(through t: Double) {
+        precondition(mode == .following, "only a following policy is advanced")
+        catchUp(through: t, inclusive: true)
+    }
+
     /// A following policy's looks at its decision points before `t` (at `t` too when
     /// `inclusive`), as the live policy would have made them.
     private mutating func catchUp(through t: Double, inclusive: Bool) {
@@ -315,6 +335,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         var reason: FetchReason
         /// Whether the value is the response to the launch just before.
         var reacting: Bool
+        /// The app's place in ``LearnedPolicy/apps``: the order of equal values.
+        var rank: Int
     }
 
     /// How many of `candidates` (best first) a radio wakeup on a metered network on battery
@@ -343,6 +365,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// One look at `t`: the apps weighed (those the constraints allow under the conditions
     /// known), and the fetches made of them.
     private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
+        if !anticipations.isEmpty, !lookAhead(at: t) { return }
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -360,7 +383,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
         var candidates: [Candidate] = []
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
-        for app in apps {
+        for (rank, app) in apps.enumerated() {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
                 continue
@@ -376,9 +399,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             }
             let reason: FetchReason = dueRetries.contains(app) ? .retry : v.reason
             candidates.append(Candidate(
-                app: app, value: v.value, session: v.launchProbability, newData: v.newDataProbability, reason: reason, reacting: reacting))
+                app: app, value: v.value, session: v.launchProbability, newData: v.newDataProbability, reason: reason, reacting: reacting,
+                rank: rank))
         }
-        candidates.sort { ($0.value, $1.app) > ($1.value, $0.app) }
+        // Best first; equal values in the order of `apps` (the caller's order, the same in a
+        // replay and in the store, where the apps' ids differ).
+        candidates.sort { ($0.value, $1.rank) > ($1.value, $0.rank) }
         let bar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
         // A radio wakeup costs the battery by the network it starts on: the lead fetch clears a
         // bar scaled by the conditions (joins ride the lead's wakeup, as before); on a metered

@@ -28,6 +28,17 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     public var retryDelay: Double = 60
     /// Weight of yesterday's opportunity counts relative to today's when pacing the budget.
     public var pacingMemory: Double = 0.9
+    /// Whether the scheduler also looks ahead of each app's habits (docs/model.md, "Anticipation"):
+    /// at the start of the next window of the day that held a session of the app on at least
+    /// ``anticipationMinimumShare`` of the recent days of its kind (and on at least
+    /// ``ModelConfiguration/habitMinimumDays`` days).
+    public var anticipates = true
+    /// The least recency-weighted share of days with a session in a window of the day for the
+    /// scheduler to look at its start.
+    public var anticipationMinimumShare = 0.2
+    /// How long after a device's last event its scheduler keeps looking ahead of its habits,
+    /// seconds (a week): a device not heard from for longer is not fetched for.
+    public var anticipationSilence: Double = 7 * 86_400
     /// Whether the live policy weighs the device's conditions (`state` rows) when it starts a
     /// radio wakeup. Without `state` rows it decides exactly as a condition-blind policy.
     public var conditionAware = true

@@ -10,11 +10,14 @@ extension FetchCast {
             abstract: "When should a device fetch for an app next? Plans the next fetch times from the store.",
             discussion: """
                 Folds events ingested since the last call into the learned model (kept in the \
-                store), then plans each device's next fetches over the following 24 hours: what \
-                the live scheduler (evaluate's `learned`) would fetch if no further event came, \
+                store), then plans each device's next fetches over the following --horizon hours \
+                (24 by default): what the live scheduler (evaluate's `learned`) would fetch if no further event came, \
                 at most --budget a local day, at least 15 min apart per app, not before --at or \
                 --not-before, skipping hours when new content is unlikely, and coalescing nearby \
-                fetches. A plan may be empty (nothing is pending until the device's next event). \
+                fetches. Besides reacting to the device's last events it looks ahead of each app's \
+                habits (a window of the day that held a session on most recent days of its kind), \
+                so a plan asked hours after the last event lists the fetches ahead of them; it is \
+                empty when nothing is pending and no habit falls in the horizon. \
                 launch_probability is the chance that a session of the app (a launch after more \
                 than 30 min without one) starts within 30 min after fetch_at.
                 """)
@@ -36,6 +39,9 @@ extension FetchCast {
         @Option(help: "Fetches to list per device.")
         var count: Int = 10
 
+        @Option(help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), at most 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
+        var horizon: Double = 24
+
         @Option(help: "Fetches per device per day (the cap is its whole part).")
         var budget: Double = 24
 
@@ -52,6 +58,7 @@ extension FetchCast {
                 throw ValidationError("--not-before '\(notBefore)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
             guard count >= 1 else { throw ValidationError("--count must be at least 1.") }
+            guard horizon > 0, horizon <= 168 else { throw ValidationError("--horizon must be more than 0 and at most 168 hours (a week); got \(horizon).") }
             guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
         }
 
@@ -64,6 +71,7 @@ extension FetchCast {
                 var request = PredictionRequest(
                     device: device, at: start,
                     notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
+                request.horizon = horizon * 3600
                 request.apps = app
                 request.constraints = constraints
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
@@ -85,7 +93,7 @@ extension FetchCast {
             }
             if let device, predictions.isEmpty {
                 var err = FileSink.standardError()
-                print("note: nothing planned for \(device): no fetch is worth a radio wakeup before its next event (ask again after it)", to: &err)
+                print("note: nothing planned for \(device) in the next \(Plural.count(Int(horizon.rounded(.up)), "hour")): no fetch is worth a radio wakeup before its next event, and no habit of its apps falls in that time (ask again after its next event)", to: &err)
             }
             var out = FileSink.standardOutput()
             switch format {

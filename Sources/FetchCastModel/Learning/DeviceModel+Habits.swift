@@ -1,0 +1,42 @@
+import FetchCastCore
+import Foundation
+
+extension DeviceModel {
+    /// What the device's history says of `app` in the window `(t, t + τ]` of its local day: on
+    /// how many of the recent days of the same kind (weekday or weekend) before that day a
+    /// session of the app started in the same window (``HabitLog``); `nil` before any such day.
+    /// - Complexity: O(``HabitLog/sessionCapacity`` + ``HabitLog/dayCapacity``).
+    public func habitDays(app: Int32, at t: Double) -> (days: Int, of: Int, weekend: Bool)? {
+        habit(app: app, at: t).map { ($0.days, $0.observedDays, $0.weekend) }
+    }
+
+    /// ``HabitLog/window(app:start:tau:halfLifeDays:)`` for `(t, t + τ]` on the device's clock.
+    func habit(app: Int32, at t: Double) -> Habit? {
+        habitLog.window(app: app, start: t + Double(lastOffset), tau: configuration.tau, halfLifeDays: configuration.halfLifeDays)
+    }
+
+    /// The chance of a session of the outlook's app in `(t, t + τ]` that its habit gives, when
+    /// the app has not been opened for ``ModelConfiguration/habitIdleHours`` and its habit log
+    /// covers at least ``ModelConfiguration/habitMinimumObservedDays`` days of use: the
+    /// recency-weighted share of the days counted with a session in the window
+    /// (``HabitLog/window(app:start:tau:halfLifeDays:)``), with one more pseudo-day at `base` (the
+    /// chance from the hour-of-week rates), times the app's activity after its present silence
+    /// (a habit that stopped fades as an unused app's hours do). It replaces `base`: a habit of
+    /// weeks knows which half hour holds the session, the gaps' bins do not.
+    func habitChance(_ o: AppOutlook, at t: Double, base: Double) -> Double? {
+        if let last = o.lastLaunch, t - last < configuration.habitIdleHours * 3600 { return nil }
+        guard let h = habit(app: o.app, at: t), h.allObservedDays >= configuration.habitMinimumObservedDays else { return nil }
+        return (h.weightedDays + base) / (h.weightedObserved + 1) * o.activity
+    }
+
+    /// The start (Unix seconds) of the next window of `app`'s day, after `after` and before
+    /// `before`, that its habit fills (``HabitLog/nextWindow(app:after:before:tau:halfLifeDays:minimumShare:minimumDays:step:)``):
+    /// where an anticipatory look goes.
+    func nextHabitWindow(app: Int32, after: Double, before: Double, minimumShare: Double) -> Double? {
+        let offset = Double(lastOffset)
+        return habitLog.nextWindow(
+            app: app, after: after + offset, before: before + offset, tau: configuration.tau,
+            halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: configuration.habitMinimumDays
+        ).map { $0 - offset }
+    }
+}

@@ -1,0 +1,223 @@
+import FetchCastCore
+import Foundation
+
+/// The habit clock's memory: each app's latest session starts at their exact local times, and
+/// the local days the device was used.
+///
+/// Hour-of-week counts cannot tell 07:55 from 08:55; a habit can. From this log the model reads,
+/// for any window of the day (t, t + τ], on how many of the recent days of the same kind (weekday
+/// or weekend) a session of the app started in it: the day frequency that anticipatory looks are
+/// placed by and valued with (``DeviceModel/habit(app:at:)``, docs/model.md "Habits").
+///
+/// - Complexity: O(``sessionCapacity``) per session start and O(``dayCapacity``) per new day of
+///   use, whatever the device's history: the log keeps a bounded window of it.
+struct HabitLog: Sendable, Hashable, Codable {
+    /// Session starts kept per app: the latest.
+    static let sessionCapacity = 64
+    /// Days of use kept: the latest.
+    static let dayCapacity = 64
+
+    /// Per app, the local times (Unix seconds plus the UTC offset at the time) of its latest
+    /// session starts, ascending.
+    var sessions: [Int32: [Double]] = [:]
+    /// The local day numbers (days since 1970-01-01 on the device's clock) with a launch,
+    /// ascending.
+    var days: [Int32] = []
+    /// The local time of the latest launch: how far into its day the device was observed.
+    var lastLocal: Double?
+
+    /// The local day number of a local time.
+    @inline(__always)
+    static func day(_ local: Double) -> Int32 { Int32((local / 86_400).rounded(.down)) }
+
+    /// Whether a local day number is a Saturday or a Sunday (day 0, 1970-01-01, was a Thursday).
+    @inline(__always)
+    static func isWeekend(_ day: Int32) -> Bool {
+        let weekday = ((Int(day) + 3) % 7 + 7) % 7  // 0 = Monday
+        return weekday >= 5
+    }
+
+    /// Notes a launch at local time `local`; `isSession` when it starts a session of `app`.
+    mutating func launched(at local: Double, app: Int32, isSession: Bool) {
+        let day = Self.day(local)
+        if days.last.map({ day > $0 }) ?? true {
+            days.append(day)
+        } else if !days.contains(day) {
+            days.insert(day, at: days.firstIndex { $0 > day } ?? days.endIndex)
+        }
+        if days.count > Self.dayCapacity { days.removeFirst(days.count - Self.dayCapacity) }
+        lastLocal = max(lastLocal ?? local, local)
+        guard isSession else { return }
+        var times = sessions[app] ?? []
+        if times.last.map({ local >= $0 }) ?? true {
+            times.append(local)
+        } else {
+            times.insert(local, at: times.firstIndex { $0 > local } ?? times.endIndex)
+        }
+        if times.count > Self.sessionCapacity { times.removeFirst(times.count - Self.sessionCapacity) }
+        sessions[app] = times
+    }
+
+    /// Pseudo-days of the other kind of day (weekends for a weekday, weekdays for a weekend day)
+    /// in a window's share: a daily habit is expected on its first weekend, a weekday habit
+    /// not after a few weekends without it.
+    static let otherKindDays = 1.0
+
+    /// The days a window's frequency is counted over for `app`: days of use of each kind before
+    /// the window's day, no earlier than the app's oldest session kept (when the log had to let
+    /// older ones go), the latest day of use only when the window had passed by its last launch.
+    private func countedDays(app: Int32, windowDay: Int32, windowOffset x: Double, tau: Double) -> [Int32] {
+        let times = sessions[app] ?? []
+        let from = times.count >= Self.sessionCapacity ? Self.day(times[0]) : Int32.min
+        let lastDay = lastLocal.map(Self.day)
+        return days.filter { d in
+            guard d < windowDay, d >= from else { return false }
+            if d == lastDay, let lastLocal { return Double(d) * 86_400 + x + tau <= lastLocal }
+            return true
+        }
+    }
+
+    /// What the log says of `app` in the local window `(start, start + tau]`.
+    ///
+    /// The share is the recency-weighted days of the window's kind with a session in it, plus
+    /// ``otherKindDays`` pseudo-days at the other kind's share, over the days of its kind counted
+    /// plus those pseudo-days.
+    /// - Parameters:
+    ///   - start: The window's start, local time.
+    ///   - halfLifeDays: The recency weighting: a day this long before the window counts half.
+    /// - Returns: `nil` when no day was observed.
+    /// - Complexity: O(``sessionCapacity`` × ``dayCapacity``) at most, on tiny arrays.
+    func window(app: Int32, start: Double, tau: Double, halfLifeDays: Double) -> Habit? {
+        let windowDay = Self.day(start)
+        let x = start - Double(windowDay) * 86_400
+        let counted = countedDays(app: app, windowDay: windowDay, windowOffset: x, tau: tau)
+        guard !counted.isEmpty else { return nil }
+        let weekend = Self.isWeekend(windowDay)
+        func weight(_ d: Int32) -> Double { exp2(-Double(windowDay - d) / halfLifeDays) }
+        // Index 0: the window's kind of day; 1: the other.
+        var observed = [0.0, 0.0], hits = [0.0, 0.0]
+        var observedDays = [0, 0], hitDays = [0, 0]
+        for d in counted {
+            let k = Self.isWeekend(d) == weekend ? 0 : 1
+            observed[k] += weight(d)
+            observedDays[k] += 1
+        }
+        var seen: [Int32] = []
+        for s in sessions[app] ?? [] {
+            // The day whose window (d·86400 + x, d·86400 + x + tau] could hold s.
+            let u = s - x
+            let d = Int32((u / 86_400).rounded(.up)) - 1
+            guard u - Double(d) * 86_400 <= tau, !seen.contains(d), counted.contains(d) else { continue }
+            seen.append(d)
+            let k = Self.isWeekend(d) == weekend ? 0 : 1
+            hits[k] += weight(d)
+            hitDays[k] += 1
+        }
+        let otherShare = observed[1] > 0 ? hits[1] / observed[1] : nil
+        let pseudo = otherShare == nil ? 0 : Self.otherKindDays
+        let weightedDays = hits[0] + pseudo * (otherShare ?? 0)
+        let weightedObserved = observed[0] + pseudo
+        guard weightedObserved > 0 else { return nil }
+        return Habit(
+            share: weightedDays / weightedObserved, weightedDays: weightedDays, weightedObserved: weightedObserved,
+            days: hitDays[0], observedDays: observedDays[0], allDays: hitDays[0] + hitDays[1], allObservedDays: counted.count,
+            weekend: weekend, start: start, end: start + tau)
+    }
+
+    /// The start (local time) of the next window of `app` after `after` and before
+    /// `before` that its habit fills: on a grid of `step` seconds, the first window whose share
+    /// (as ``window(app:start:tau:halfLifeDays:)`` weighs it) reaches `minimumShare`, with
+    /// sessions in it on at least `minimumDays` days, moved to the fullest window of the τ that
+    /// follows it (the earliest of equals), so that the fetch it leads to lands within τ before
+    /// the most sessions the habit holds.
+    ///
+    /// Shares are counted here over every day of use (the exact count at a look,
+    /// ``window(app:start:tau:halfLifeDays:)``, leaves out the window's own day and the days
+    /// after it): where to look, not what it is worth.
+    /// - Complexity: O(``sessionCapacity`` log ``sessionCapacity`` + the grid's windows).
+    func nextWindow(
+        app: Int32, after: Double, before: Double, tau: Double, halfLifeDays: Double, minimumShare: Double, minimumDays: Int,
+        step: Double = 300
+    ) -> Double? {
+        guard let times = sessions[app], times.count >= minimumDays, before > after, !days.isEmpty else { return nil }
+        let from = times.count >= Self.sessionCapacity ? Self.day(times[0]) : Int32.min
+        let reference = Double(days.last!)
+        func weight(_ d: Int32) -> Double { exp2(-(reference - Double(d)) / halfLifeDays) }
+        // Per kind of day (0 weekday, 1 weekend): the sessions by time of day (those after
+        // midnight also as the late end of the day before), and the days counted.
+        var entries: [[(offset: Double, weight: Double)]] = [[], []]
+        for s in times {
+            let d = Self.day(s)
+            guard d >= from else { continue }
+            let offset = s - Double(d) * 86_400
+            entries[Self.isWeekend(d) ? 1 : 0].append((offset, weight(d)))
+            entries[Self.isWeekend(d - 1) ? 1 : 0].append((offset + 86_400, weight(d)))
+        }
+        var observed = [0.0, 0.0]
+        for d in days where d >= from { observed[Self.isWeekend(d) ? 1 : 0] += weight(d) }
+        let slots = Int((86_400 / step).rounded(.up))
+        // sums[kind][j], counts[kind][j]: sessions in the window (j·step, j·step + tau] of the
+        // days of that kind.
+        var sums = [[Double]](repeating: [Double](repeating: 0, count: slots), count: 2)
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: slots), count: 2)
+        for kind in 0..<2 {
+            let sorted = entries[kind].sorted { $0.offset < $1.offset }
+            var lo = 0, hi = 0, sum = 0.0
+            for j in 0..<slots {
+                let x = Double(j) * step
+                while hi < sorted.count, sorted[hi].offset <= x + tau { sum += sorted[hi].weight; hi += 1 }
+                while lo < hi, sorted[lo].offset <= x { sum -= sorted[lo].weight; lo += 1 }
+                sums[kind][j] = sum
+                counts[kind][j] = hi - lo
+            }
+        }
+        func share(_ kind: Int, _ j: Int) -> Double {
+            let other = 1 - kind
+            let pseudo = observed[other] > 0 ? Self.otherKindDays : 0
+            let otherShare = observed[other] > 0 ? sums[other][j] / observed[other] : 0
+            let denominator = observed[kind] + pseudo
+            return denominator > 0 ? (sums[kind][j] + pseudo * otherShare) / denominator : 0
+        }
+        var t = ((after / step).rounded(.down) + 1) * step  // strictly after: a look comes after what it follows
+        var first: Double?
+        var found: Double?
+        var best = 0.0
+        while t < before {
+            let d = Self.day(t)
+            let kind = Self.isWeekend(d) ? 1 : 0
+            let j = min(slots - 1, Int(((t - Double(d) * 86_400) / step).rounded(.down)))
+            let s = share(kind, j)
+            if let first {
+                // The fullest window within τ of the first that qualifies (the earliest of equals).
+                if t > first + tau { break }
+                if s > best { (found, best) = (t, s) }
+            } else if s >= minimumShare, counts[0][j] + counts[1][j] >= minimumDays {
+                (first, found, best) = (t, t, s)
+            }
+            t += step
+        }
+        return found
+    }
+}
+
+/// What a device's history says of one app in one window of the day: on how many recent days of
+/// the same kind a session started in it.
+struct Habit: Sendable, Hashable {
+    /// The recency-weighted share of the counted days with a session in the window.
+    var share: Double
+    /// The recency-weighted days with a session in the window, and the days counted.
+    var weightedDays: Double
+    var weightedObserved: Double
+    /// Days of the window's kind with a session in the window, and days of that kind counted
+    /// (unweighted, as a person counts).
+    var days: Int
+    var observedDays: Int
+    /// Days of either kind with a session in the window, and days of either kind counted.
+    var allDays: Int
+    var allObservedDays: Int
+    /// Whether the days counted are weekends (else weekdays).
+    var weekend: Bool
+    /// The window, local time.
+    var start: Double
+    var end: Double
+}

@@ -1,0 +1,97 @@
+@testable import FetchCastModel
+import Testing
+
+struct HabitLogTests {
+    /// Local midnight of day 19_786 (Monday 2024-03-04).
+    static let monday = 19_786.0 * 86_400
+
+    static func log(_ launches: [(day: Int, hour: Double, app: Int32)]) -> HabitLog {
+        var log = HabitLog()
+        for l in launches { log.launched(at: monday + Double(l.day) * 86_400 + l.hour * 3600, app: l.app, isSession: true) }
+        return log
+    }
+
+    @Test func dayNumbersAndWeekends() {
+        #expect(HabitLog.day(Self.monday + 3600) == 19_786)
+        #expect(!HabitLog.isWeekend(19_786))  // Monday
+        #expect(!HabitLog.isWeekend(19_790))  // Friday
+        #expect(HabitLog.isWeekend(19_791))  // Saturday
+        #expect(HabitLog.isWeekend(19_792))  // Sunday
+        #expect(!HabitLog.isWeekend(0))  // 1970-01-01, a Thursday
+        #expect(HabitLog.isWeekend(-4))  // 1969-12-28, a Sunday
+    }
+
+    @Test func countsTheDaysOfTheSameKindWithASessionInTheWindow() {
+        // news (0) at 08:00 on 9 of the 10 weekdays of two weeks (not the second Wednesday), and
+        // at 10:00 on the weekends; chat (1) at noon every day, so every day is a day of use.
+        var launches: [(day: Int, hour: Double, app: Int32)] = []
+        for d in 0..<14 {
+            launches.append((d, 12, 1))
+            if d % 7 >= 5 { launches.append((d, 10, 0)) } else if d != 9 { launches.append((d, 8, 0)) }
+        }
+        let log = Self.log(launches.sorted { ($0.day, $0.hour) < ($1.day, $1.hour) })
+        // The next Monday, window (07:45, 08:15]: 9 of the 10 weekdays before it.
+        let h = log.window(app: 0, start: Self.monday + 14 * 86_400 + 7.75 * 3600, tau: 1800, halfLifeDays: 21)!
+        #expect(h.days == 9 && h.observedDays == 10 && !h.weekend)
+        // Weighted by recency, with a pseudo-day at the weekends' share (none at 08:00).
+        #expect(h.share > 0.75 && h.share < 0.9, "\(h.share)")
+        // (08:00, 08:30] does not hold a session at 08:00 exactly: the window is open at its start.
+        #expect(log.window(app: 0, start: Self.monday + 14 * 86_400 + 8 * 3600, tau: 1800, halfLifeDays: 21)!.days == 0)
+        // (07:30, 08:00] does.
+        #expect(log.window(app: 0, start: Self.monday + 14 * 86_400 + 7.5 * 3600, tau: 1800, halfLifeDays: 21)!.days == 9)
+        // The next Saturday's 07:45: weekends only, none at 08:00; at 09:45, all 4.
+        let saturday = Self.monday + 19 * 86_400
+        let s = log.window(app: 0, start: saturday + 7.75 * 3600, tau: 1800, halfLifeDays: 21)!
+        #expect(s.days == 0 && s.observedDays == 4 && s.weekend)
+        #expect(log.window(app: 0, start: saturday + 9.75 * 3600, tau: 1800, halfLifeDays: 21)!.days == 4)
+    }
+
+    @Test func theLatestDayCountsOnlyOnceItsWindowWasObserved() {
+        // Sessions at 08:00 on days 0–2; on day 3 the last launch is at 07:00.
+        var log = Self.log([(0, 8, 0), (1, 8, 0), (2, 8, 0)])
+        log.launched(at: Self.monday + 3 * 86_400 + 7 * 3600, app: 1, isSession: true)
+        // Asked for day 4's 07:45: day 3 is left out (its 07:45–08:15 came after its last launch).
+        let h = log.window(app: 0, start: Self.monday + 4 * 86_400 + 7.75 * 3600, tau: 1800, halfLifeDays: 21)!
+        #expect(h.days == 3 && h.observedDays == 3)
+        // Its 06:00–06:30 had passed: then day 3 counts, with no session.
+        let early = log.window(app: 0, start: Self.monday + 4 * 86_400 + 6 * 3600, tau: 1800, halfLifeDays: 21)!
+        #expect(early.observedDays == 4 && early.days == 0)
+    }
+
+    @Test func theNextWindowIsTheHalfHourBeforeTheHabit() {
+        let log = Self.log((0..<7).map { ($0, 8.0, Int32(0)) })
+        let after = Self.monday + 7 * 86_400 + 3 * 3600
+        let next = log.nextWindow(app: 0, after: after, before: after + 86_400, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 3)
+        // The first 5-minute window start that holds 08:00 is 07:30 ((07:30, 08:00] is closed at
+        // its end); the later ones up to 07:55 hold no more, so the earliest stays.
+        #expect(next == Self.monday + 7 * 86_400 + 7.5 * 3600)
+        // Too few days: none.
+        #expect(log.nextWindow(app: 0, after: after, before: after + 86_400, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 8) == nil)
+        // Not within the span asked.
+        #expect(log.nextWindow(app: 0, after: after, before: after + 3600, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 3) == nil)
+    }
+
+    @Test func theNextWindowMovesToTheFullestHalfHour() {
+        // Sessions spread over 07:40–08:20 (one each day at a different minute): the window holding
+        // the most of them, not the first that reaches the share.
+        let minutes = [40.0, 50, 55, 60, 62, 65, 70, 80, 45, 58]
+        let log = Self.log(minutes.enumerated().map { ($0.offset, 7 + $0.element / 60, Int32(0)) })
+        let after = Self.monday + 10 * 86_400
+        let next = try! #require(log.nextWindow(
+            app: 0, after: after, before: after + 86_400, tau: 1800, halfLifeDays: 1e9, minimumShare: 0.2, minimumDays: 2))
+        let local = (next - after) / 60  // minutes after midnight
+        // (07:35, 08:05] holds 8 of the 10; no 5-minute start holds more, and none before 07:35 as many.
+        #expect(local == 7 * 60 + 35, "\(local)")
+    }
+
+    @Test func keepsABoundedWindowOfTheHistory() {
+        var log = HabitLog()
+        for d in 0..<200 { log.launched(at: Self.monday + Double(d) * 86_400 + 8 * 3600, app: 0, isSession: true) }
+        #expect(log.sessions[0]!.count == HabitLog.sessionCapacity)
+        #expect(log.days.count == HabitLog.dayCapacity)
+        // Counted over the days its sessions kept cover: 64 of 64.
+        let h = log.window(app: 0, start: Self.monday + 200 * 86_400 + 7.5 * 3600, tau: 1800, halfLifeDays: 21)!
+        #expect(h.days == h.observedDays)
+        #expect(h.observedDays > 40 && h.observedDays <= 64)
+    }
+}

@@ -1,0 +1,123 @@
+import FetchCastModel
+import FetchCastTrace
+import Testing
+import FetchCastTestSupport
+
+/// Hand-made habits where the right answer is obvious: the scheduler looks ahead of them.
+struct AnticipationTests {
+    /// Monday 2024-03-04 00:00 local (UTC+1), as Unix seconds.
+    static let monday = 1_709_506_800.0
+    static let offset: Int32 = 3600
+    static let news: Int32 = 0, chat: Int32 = 1
+
+    /// A launch at local `hour` of day `day` (0 = Monday 2024-03-04).
+    static func launch(_ app: Int32, day: Int, hour: Double) -> DeviceEvent {
+        DeviceEvent(time: monday + Double(day) * 86_400 + hour * 3600, utcOffsetSeconds: offset, app: app, kind: .launch)
+    }
+
+    /// The issue's simplest user: `news` at 08:00 every day, `chat` at 12:30 and 21:10.
+    static func dailyReader(days: Range<Int>, newsDays: (Int) -> Bool = { _ in true }) -> [DeviceEvent] {
+        days.flatMap { d in
+            (newsDays(d) ? [launch(news, day: d, hour: 8)] : []) + [launch(chat, day: d, hour: 12.5), launch(chat, day: d, hour: 21 + 10.0 / 60)]
+        }
+    }
+
+    static func follower(_ events: [DeviceEvent], budget: Double = 24) -> LearnedPolicy {
+        var policy = LearnedPolicy(
+            apps: [news, chat], model: DeviceModel(), configuration: SchedulerConfiguration(budget: budget), prior: .none, mode: .following)
+        for e in events { policy.observe(e) }
+        return policy
+    }
+
+    /// Local hour of day of a Unix time.
+    static func localHour(_ t: Double) -> Double {
+        (t - LocalTime.startOfDay(LocalTime.day(time: t, utcOffsetSeconds: offset), utcOffsetSeconds: offset)) / 3600
+    }
+
+    @Test func aDailyHabitIsPlannedAtThreeInTheMorningForTheHalfHourBeforeIt() {
+        // Four weeks of the habit; asked at 03:00 of the next day, long after the last event (21:10).
+        let events = Self.dailyReader(days: 0..<28)
+        let policy = Self.follower(events)
+        let at = Self.monday + 28 * 86_400 + 3 * 3600
+        let plan = policy.plan(from: at)
+        // The first: in the half hour before 08:00 (if no launch came, the plan goes on looking
+        // as the cache goes stale: the user is late).
+        let newsFetches = plan.filter { $0.app == Self.news && $0.time < at + 12 * 3600 }
+        #expect(!newsFetches.isEmpty, "\(plan.map { ($0.app, Self.localHour($0.time)) })")
+        if let f = newsFetches.first {
+            #expect(Self.localHour(f.time) >= 7.5 && Self.localHour(f.time) < 8, "fetch at \(Self.localHour(f.time))")
+            guard case .habit = f.reason else { Issue.record("reason \(f.reason)"); return }
+        }
+    }
+
+    @Test func theLiveSchedulerMakesTheDailyHabitFresh() {
+        // Replayed live: from the second week on, every 08:00 launch has a fetch in the 30 min before it.
+        let events = Self.dailyReader(days: 0..<28)
+        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: SchedulerConfiguration(budget: 6), prior: .none)
+        let made = drive(&policy, events: events, until: events.last!.time)
+        let habit = events.filter { $0.app == Self.news && $0.time >= Self.monday + 7 * 86_400 }
+        let fresh = habit.filter { l in made.contains { $0.app == Self.news && $0.time < l.time && l.time - $0.time <= 1800 } }
+        #expect(habit.count == 21)
+        #expect(fresh.count == habit.count, "\(fresh.count) of \(habit.count) made fresh; missed: \(habit.filter { l in !fresh.contains(l) }.map { ($0.time - Self.monday) / 86_400 }); news fetches: \(made.filter { $0.app == Self.news }.map { (($0.time - Self.monday) / 86_400 * 100).rounded() / 100 })")
+    }
+
+    @Test func aWeekdayHabitIsNotFetchedOnSaturday() {
+        // news at 08:00 on weekdays only, for four weeks; chat every day.
+        let events = Self.dailyReader(days: 0..<26) { d in d % 7 < 5 }
+        let policy = Self.follower(events)
+        // Asked on Saturday (day 26 is a Saturday) at 03:00: nothing for news that day.
+        let saturday = Self.monday + 26 * 86_400
+        let plan = policy.plan(from: saturday + 3 * 3600, horizon: 20 * 3600)
+        #expect(!plan.contains { $0.app == Self.news }, "\(plan.map { ($0.app, Self.localHour($0.time)) })")
+        // And on the Monday after, it is planned again.
+        let monday = Self.monday + 28 * 86_400
+        let mondayPlan = policy.plan(from: monday + 3 * 3600, horizon: 12 * 3600)
+        #expect(mondayPlan.contains { $0.app == Self.news && Self.localHour($0.time) >= 7.5 && Self.localHour($0.time) < 8 })
+    }
+
+    /// The documented number of days (docs/model.md, "Anticipation") after which a stopped habit
+    /// is no longer fetched for while the device is used for other apps.
+    static let stoppedHabitDays = 3
+
+    @Test func aHabitThatStopsIsNoLongerFetched() {
+        // Four weeks of news at 08:00, then none; chat goes on.
+        let stop = 28
+        let events = Self.dailyReader(days: 0..<(stop + 14)) { d in d < stop }
+        for day in (stop + Self.stoppedHabitDays)..<(stop + 14) {
+            let history = events.filter { $0.time < Self.monday + Double(day) * 86_400 }
+            let plan = Self.follower(history).plan(from: Self.monday + Double(day) * 86_400 + 3 * 3600, horizon: 12 * 3600)
+            #expect(!plan.contains { $0.app == Self.news }, "day \(day - stop) after the habit stopped: \(plan.map { Self.localHour($0.time) })")
+        }
+        // While the day after it stopped still plans it (the habit was there).
+        let dayAfter = events.filter { $0.time < Self.monday + Double(stop) * 86_400 }
+        #expect(Self.follower(dayAfter).plan(from: Self.monday + Double(stop) * 86_400 + 3 * 3600, horizon: 12 * 3600).contains { $0.app == Self.news })
+    }
+
+    @Test func aSingleSessionInAMonthPlansNothing() {
+        // chat every day at 12:30 and 21:10 for a month; news once, on day 3 at 08:00.
+        let events = Self.dailyReader(days: 0..<30) { d in d == 3 }
+        let policy = Self.follower(events)
+        for day in 30..<33 {
+            let plan = policy.plan(from: Self.monday + Double(day) * 86_400 + 3 * 3600, horizon: 12 * 3600)
+            #expect(!plan.contains { $0.app == Self.news }, "\(plan.map { ($0.app, Self.localHour($0.time)) })")
+        }
+    }
+
+    @Test func withoutAnticipationNothingIsPlannedBetweenSessions() {
+        // The reactive scheduler alone (what the issue found): asked at 03:00, an empty plan.
+        let events = Self.dailyReader(days: 0..<28)
+        var configuration = SchedulerConfiguration(budget: 24)
+        configuration.anticipates = false
+        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: configuration, prior: .none, mode: .following)
+        for e in events { policy.observe(e) }
+        #expect(policy.plan(from: Self.monday + 28 * 86_400 + 3 * 3600).isEmpty)
+    }
+
+    @Test func aSavedSchedulerKeepsItsLooksAhead() throws {
+        let policy = Self.follower(Self.dailyReader(days: 0..<14))
+        let restored = try LearnedPolicy(restoring: try policy.savedState())
+        let at = Self.monday + 14 * 86_400 + 3 * 3600
+        #expect(restored.plan(from: at) == policy.plan(from: at))
+        #expect(!policy.plan(from: at).isEmpty)
+    }
+}
