@@ -33,10 +33,10 @@ extension FetchCast {
         @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
         var notBefore: String?
 
-        @Option(help: "Fetches to list per device.")
+        @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000.")
         var count: Int = 10
 
-        @Option(help: "Fetches per device per day (the cap is its whole part).")
+        @Option(parsing: .unconditional, help: "Fetches per device per day, 1 to 1440 (the cap is its whole part).")
         var budget: Double = 24
 
         @Option(help: "Output format: table, json (JSON Lines) or csv.")
@@ -51,8 +51,8 @@ extension FetchCast {
             if let notBefore, Timestamp.parseArgument(notBefore) == nil {
                 throw ValidationError("--not-before '\(notBefore)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
-            guard count >= 1 else { throw ValidationError("--count must be at least 1.") }
-            guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
+            try Limits.count.validate(count, flag: "--count")
+            try Limits.budget.validate(budget, flag: "--budget")
         }
 
         func run() throws {
