@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Deque (the model's launches of the last τ; already in the graph through SwiftNIO).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // SHA-256 of every trace (already in the graph through Hummingbird's TLS stack).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
@@ -42,7 +44,7 @@ let package = Package(
         .target(
             name: "FetchCastTrace",
             dependencies: ["FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "FetchCastModel", dependencies: ["FetchCastCore"]),
+        .target(name: "FetchCastModel", dependencies: ["FetchCastCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
         .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),

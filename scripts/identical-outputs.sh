@@ -18,7 +18,10 @@
 #     with the seconds and rate replaced by "#");
 #   - ingest --format json: each file's "seconds";
 #   - files: "ingested_at" (json) and the ingested_at column (table), the wall clock at ingest;
-#   - run.json: "version" (the tool's version).
+#   - run.json: "version" (the tool's version);
+#   - evaluate stderr: its progress lines ("FILE: N events" while reading, "replaying N devices ×
+#     M policy runs: …"; at most one every 10 s when stderr is not a terminal: how many depends on
+#     the machine's speed).
 # Everything else, including the detail .csv.gz files, is compared as written.
 #
 # The BASE_REV build is kept in ${IDENTICAL_CACHE:-$HOME/.cache/fetchcast-identical}/<commit>
@@ -75,6 +78,11 @@ mask_json() {
     jq -c "$filter" "$file" >"$file.masked" && mv "$file.masked" "$file"
 }
 
+# mask_progress FILE...: deletes evaluate's progress lines (their number depends on the speed).
+mask_progress() {
+    sed -E -i -e '/^replaying [0-9]+ devices × [0-9]+ policy runs: /d' -e '/: [0-9]+ events$/d' "$@"
+}
+
 # suite NAME TRACE...: every command on a fresh store holding TRACE...
 suite() {
     local name=$1; shift
@@ -108,6 +116,7 @@ suite() {
     run export-predictions --db "$db" predictions --device 19_F --from 2014-06-01T00:00:00+00:00 --to 2014-06-02T00:00:00+00:00
     run evaluate-files evaluate "$@" --policies "$policies" --budgets 12,24 --detail --out "$dir/eval-files"
     run evaluate-store evaluate --db "$db" --policies "$policies" --budgets 12 --detail --out "$dir/eval-store"
+    mask_progress evaluate-files.err evaluate-store.err
     for r in "$dir"/eval-*/run.json; do [[ -f "$r" ]] && mask_json "$r" version; done
     rm -f "$db"*
     cd "$dest"
@@ -127,6 +136,7 @@ for side in base work; do
             --prior-from "$dev" --prior-devices "$root/Data/splits/ubiqlog-dev-train.txt" \
             --policies learned,planned,interval --budgets 24 --detail --out "$dest/dev-prior/eval"
         mask_json eval/run.json version
+        mask_progress evaluate-prior.err
         cd "$dest"
     else
         echo "note: $dev not found; the development trace is skipped" >&2

@@ -127,6 +127,21 @@ package enum ModelUpdateBenchmark {
         return results
     }
 
+    /// Nanoseconds per `observe` over a burst of `launches` launches of three apps within one
+    /// minute (all within τ of each other), then one launch two hours later that expires them:
+    /// if updates are O(1) amortised whatever the spacing, the cost is flat in `launches`.
+    package static func burst(launches: Int) -> Double {
+        var model = DeviceModel()
+        let start = 1_700_000_000.0
+        let step = 60.0 / Double(max(launches, 1))
+        let t0 = WallClock.monotonic()
+        for i in 0..<launches {
+            model.observe(DeviceEvent(time: start + Double(i) * step, utcOffsetSeconds: 3600, app: Int32(i % 3), kind: .launch))
+        }
+        model.observe(DeviceEvent(time: start + 7200, utcOffsetSeconds: 3600, app: 3, kind: .launch))
+        return (WallClock.monotonic() - t0) / Double(launches + 1) * 1e9
+    }
+
     @inline(__always)
     static func step(_ model: inout DeviceModel, _ t: inout Double, _ rng: inout SeededGenerator) {
         t += Double(rng.next() % 1200)

@@ -184,7 +184,7 @@ extension DeviceModel {
         m.apps = Dictionary(uniqueKeysWithValues: apps.map { (id($0.key), $0.value) })
         m.triggerTrials = Dictionary(uniqueKeysWithValues: triggerTrials.map { (id($0.key), $0.value) })
         m.content = Dictionary(uniqueKeysWithValues: content.map { (id($0.key), $0.value) })
-        m.recent = recent.map { var r = $0; r.app = id(r.app); return r }
+        m.recent = RecentLaunches(recent.map { var r = $0; r.app = id(r.app); return r })
         m.habitLog.sessions = Dictionary(uniqueKeysWithValues: habitLog.sessions.map { (id($0.key), $0.value) })
         var pairs: [UInt64: Double] = [:]
         pairSuccesses.forEach { key, weight in

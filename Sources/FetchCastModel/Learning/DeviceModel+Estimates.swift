@@ -298,9 +298,7 @@ extension DeviceModel {
 extension DeviceModel {
     /// The latest launch of any app strictly before `time` among those remembered (the last τ).
     func previousLaunchAny(before time: Double) -> Double? {
-        var best: Double?
-        for r in recent where r.time < time { best = max(best ?? r.time, r.time) }
-        return best
+        recent.latest(before: time)
     }
 }
 

@@ -35,7 +35,7 @@ public struct DeviceModel: Sendable, Codable {
     var apps: [Int32: AppState] = [:]
     var triggerTrials: [Int32: Double] = [:]
     var pairSuccesses = PairWeights()
-    var recent: [RecentLaunch] = []
+    var recent = RecentLaunches()
     var content: [Int32: ContentState] = [:]
     /// The last launch of any app.
     var lastLaunchAny: Double?
@@ -165,7 +165,7 @@ public struct DeviceModel: Sendable, Codable {
             state.lastRefresh = t
             apps[event.app] = state
             triggerTrials[event.app, default: 0] += w
-            recent.removeAll { t - $0.time > tau }
+            recent.removeExpired(at: t, tau: tau)
             recent.append(RecentLaunch(time: t, app: event.app, weight: w, idle: idle))
         case .fetch:
             var state = apps[event.app] ?? AppState()

@@ -1,3 +1,4 @@
+import FetchCastCore
 import Foundation
 
 /// Bins for the time between consecutive launches of an app: bin 0 is `[0, τ)` (not a new
@@ -19,7 +20,7 @@ enum GapBins {
     static func bin(_ gap: Double, tau: Double) -> Int {
         if gap < tau { return 0 }
         if gap >= span { return count - 1 }
-        let i = Int((log(gap / tau) / log(ratio(tau: tau))).rounded(.down)) + 1
+        let i = Int(saturating: (log(gap / tau) / log(ratio(tau: tau))).rounded(.down)) + 1
         return min(max(i, 1), count - 2)
     }
 
@@ -78,7 +79,7 @@ struct GapSurvival {
         if x < tau { return (above[1] + counts[0] * max(0, min(1, (tau - x) / tau))) / total }
         if x >= GapBins.span { return counts[GapBins.count - 1] / total }
         let lx = log(x)
-        let b = min(max(Int(((lx - logTau) / logRatio).rounded(.down)) + 1, 1), GapBins.count - 2)
+        let b = min(max(Int(saturating: ((lx - logTau) / logRatio).rounded(.down)) + 1, 1), GapBins.count - 2)
         let high = logTau + Double(b) * logRatio
         return (above[b + 1] + counts[b] * max(0, min(1, (high - lx) / logRatio))) / total
     }

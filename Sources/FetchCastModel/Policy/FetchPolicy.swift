@@ -66,7 +66,7 @@ public enum FetchReason: Sendable, Hashable {
     }
 
     private static func fixed2(_ p: Double) -> String {
-        let v = max(0, min(100, Int((p * 100).rounded())))
+        let v = max(0, min(100, Int(saturating: (p * 100).rounded())))
         return v == 100 ? "1.00" : "0." + (v < 10 ? "0" : "") + String(v)
     }
 }
@@ -202,14 +202,14 @@ public struct DeviceContext: Sendable, Hashable {
     }
 
     /// The daily cap ⌊budget⌋.
-    public var dailyCap: Int { Int(budget.rounded(.down)) }
+    public var dailyCap: Int { Int(saturating: budget.rounded(.down)) }
 
     /// A policy that sees one app at a time spends B/k_d per app: ⌊B/k_d⌋ a local day for each,
     /// so the device's total stays within ⌊B⌋.
     public var appBudget: Double { apps.isEmpty ? 0 : budget / Double(apps.count) }
 
     /// ⌊B/k_d⌋.
-    public var appDailyCap: Int { Int(appBudget.rounded(.down)) }
+    public var appDailyCap: Int { Int(saturating: appBudget.rounded(.down)) }
 
     /// ``constraints`` for the device's apps, by app id (an app without a name gets `"*"`'s).
     public var schedulerConstraints: SchedulerConstraints? {

@@ -1,3 +1,4 @@
+import FetchCastCore
 import Foundation
 
 /// Spends a daily fetch budget on the most valuable moments.
@@ -32,7 +33,7 @@ package struct BudgetPacer: Sendable {
     static func bin(_ value: Double) -> Int {
         // Log scale over [0.001, 1].
         let v = max(value, 0.001)
-        return min(bins - 1, max(0, Int(((log10(v) + 3) / 3 * Double(bins)).rounded(.down))))
+        return min(bins - 1, max(0, Int(saturating: ((log10(v) + 3) / 3 * Double(bins)).rounded(.down))))
     }
 
     @inline(__always)

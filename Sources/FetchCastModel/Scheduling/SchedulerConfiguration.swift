@@ -88,8 +88,9 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     /// Defaults with another budget.
     public init(budget: Double) { self.budget = budget }
 
-    /// ⌊budget⌋.
-    public var dailyCap: Int { Int(budget.rounded(.down)) }
+    /// ⌊budget⌋, at most `Int.max` (a budget past it does not trap; callers refuse budgets
+    /// outside ``Limits/budget`` before they get here).
+    public var dailyCap: Int { Int(saturating: budget.rounded(.down)) }
 }
 
 extension SchedulerConfiguration {

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Per app, how the policy's values have compared with what happened on this device, as a
 /// factor on later values.
 ///
@@ -30,7 +32,9 @@ struct ValueCalibration: Sendable {
     /// Forecasts whose scaled value is below this are left out of the outcome lines (the
     /// policy's ``SchedulerConfiguration/minimumValue``: lower values never start a wakeup).
     private let outcomeFloor: Double
-    private var pending: [Int32: [Pending]] = [:]
+    /// Per app, unresolved forecasts in time order (a `Deque`: resolved ones leave from the
+    /// front at O(1) each, however many a burst of launches left pending).
+    private var pending: [Int32: Deque<Pending>] = [:]
     private var forecast: [Int32: Double] = [:]
     private var observed: [Int32: Double] = [:]
     /// Outcome on scaled value: forecasts not reacting to a launch, reacting ones, all.
@@ -71,21 +75,22 @@ struct ValueCalibration: Sendable {
     /// A launch of `app` at `time`: resolves the app's forecasts made at or before it (a hit
     /// when it is a session start within τ of the forecast).
     mutating func launched(_ app: Int32, at time: Double, sessionStart: Bool) {
-        guard let list = pending[app], !list.isEmpty else { return }
         // Forecasts are appended in time order: the resolved ones are a prefix.
-        let due = list.prefix { $0.time <= time }
+        let due = pending[app].map { list in Array(list.prefix { $0.time <= time }) } ?? []
+        guard !due.isEmpty else { return }
         for p in due { resolve(app, p, hit: sessionStart && time - p.time <= tau) }
-        pending[app] = Array(list.dropFirst(due.count))
+        pending[app]!.removeFirst(due.count)
     }
 
     /// Resolves as misses the forecasts more than τ old with no launch of their app since.
     mutating func expire(before now: Double) {
-        for app in pending.keys {
+        // The keys copied first, so that no view of the dictionary shares (and so copies) a list
+        // while it is trimmed in place.
+        for app in Array(pending.keys) {
             guard let first = pending[app]!.first, now - first.time > tau else { continue }
-            let list = pending[app]!
-            let stale = list.prefix { now - $0.time > tau }
+            let stale = Array(pending[app]!.prefix { now - $0.time > tau })
             for p in stale { resolve(app, p, hit: false) }
-            pending[app] = Array(list.dropFirst(stale.count))
+            pending[app]!.removeFirst(stale.count)
         }
     }
 
@@ -152,7 +157,7 @@ extension ValueCalibration {
         self.init(tau: try r.double(), outcomeFloor: try r.double())
         for _ in 0..<(try r.count()) {
             let app = try r.int32()
-            var list: [Pending] = []
+            var list: Deque<Pending> = []
             for _ in 0..<(try r.count()) {
                 list.append(Pending(time: try r.double(), value: try r.double(), scaled: try r.double(), reacting: try r.bool()))
             }

@@ -6,19 +6,37 @@ import Synchronization
 enum DevicePool {
     /// Calls `body(i)` for every `i` in `order` (the order jobs are started in) on `threads`
     /// threads; returns the results indexed by `i`.
-    static func map<T>(count: Int, order: [Int], threads: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+    ///
+    /// With `report`, the jobs run on other threads and the calling thread calls `report()`
+    /// every `interval` seconds until they are done (progress lines stay on the caller's thread).
+    static func map<T>(
+        count: Int, order: [Int], threads: Int, report: (() -> Void)? = nil, interval: Double = 0.5,
+        _ body: @escaping @Sendable (Int) -> T
+    ) -> [T] {
         let slots = Slots<T>(count: count)
-        if threads <= 1 || count <= 1 {
-            for i in order { slots.set(i, body(i)) }
-        } else {
-            let next = Counter()
-            DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
-                while let k = next.take(limit: order.count) {
-                    let i = order[k]
-                    slots.set(i, body(i))
+        let run: @Sendable () -> Void = {
+            if threads <= 1 || count <= 1 {
+                for i in order { slots.set(i, body(i)) }
+            } else {
+                let next = Counter()
+                DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+                    while let k = next.take(limit: order.count) {
+                        let i = order[k]
+                        slots.set(i, body(i))
+                    }
                 }
             }
         }
+        guard let report else {
+            run()
+            return slots.values()
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            run()
+            finished.signal()
+        }
+        while finished.wait(timeout: .now() + interval) == .timedOut { report() }
         return slots.values()
     }
 }

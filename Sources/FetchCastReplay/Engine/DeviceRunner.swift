@@ -20,7 +20,7 @@ enum DeviceRunner {
 
     static func replay(
         deviceIndex: Int, scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions,
-        recorders: [ReplayRecorder?]
+        recorders: [ReplayRecorder?], progress: ReplayProgress? = nil
     ) -> Outcome {
         let device = scan.devices[deviceIndex]
         let canonical = scan.canonicalApp
@@ -89,8 +89,15 @@ enum DeviceRunner {
                 conditions: r.conditions)
         }
 
+        // Records replayed since the last report to `progress` (a few thousand at a time).
+        var replayed = 0
+        defer { progress?.add(replayed) }
         replays.withUnsafeMutableBufferPointer { replays in
             while true {
+                if replayed >= 4096, let progress {
+                    progress.add(replayed)
+                    replayed = 0
+                }
                 // The next instant, and every event at it (publishes to every device first).
                 let a = own.peek()
                 let b = global?.peek()
@@ -110,6 +117,7 @@ enum DeviceRunner {
                         for i in replays.indices { replays[i].runWakeups(until: e.time, inclusive: true, content: content) }
                         let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
                         for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                        replayed += 1
                         continue
                     }
                     group.removeAll(keepingCapacity: true)
@@ -125,6 +133,7 @@ enum DeviceRunner {
                     own.advance()
                     group.append(event(r, everyDevice: false))
                 }
+                replayed += group.count
                 let time = Double(t) / 1_000_000
                 for i in replays.indices { replays[i].runWakeups(until: time, inclusive: false, content: content) }
                 for e in group where e.kind == .publish {

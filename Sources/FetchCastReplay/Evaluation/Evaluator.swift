@@ -21,7 +21,9 @@ public enum Evaluator {
     ///   - registry: The policies by name.
     ///   - outputDirectory: Where to write (created if missing; outputs there are replaced).
     ///   - toolVersion: Recorded in `run.json`.
-    ///   - progress: Called with short progress lines (from the calling thread).
+    ///   - progress: Called with short progress lines (from the calling thread): while reading,
+    ///     every million events; while replaying, every half second, with the share done and an
+    ///     estimate of the time left.
     /// - Returns: The summary and per-device rows.
     /// - Throws: ``EvaluationError``.
     /// - Complexity: O(events × (policies × budgets) / threads) time; memory O(devices × apps ×
@@ -34,7 +36,6 @@ public enum Evaluator {
         var scanner = try TraceScan(options: options)
         try scanner.read(input, progress: progress)
         let scan = scanner.finish()
-        progress?("replaying \(scan.devices.count) devices × \(plans.count) policy runs")
         var detail: DetailFiles?
         if options.detail, let outputDirectory {
             try OutputFiles.prepare(directory: outputDirectory)
@@ -42,7 +43,7 @@ public enum Evaluator {
         } else if let outputDirectory {
             try OutputFiles.prepare(directory: outputDirectory)
         }
-        let outcome = replay(scan: scan, plans: plans, options: options) { plan, device in
+        let outcome = replay(scan: scan, plans: plans, options: options, progress: progress) { plan, device in
             detail?.recorder(plan: plan, device: device)
         }
         var evaluation = try outcome.get()
@@ -97,7 +98,7 @@ public enum Evaluator {
     }
 
     private static func replay(
-        scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions,
+        scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions, progress: ((String) -> Void)? = nil,
         recorder: @escaping (Int, Int) -> ReplayRecorder?
     ) -> Result<Evaluation, EvaluationError> {
         let threads = options.threads > 0 ? options.threads : ProcessInfo.processInfo.activeProcessorCount
@@ -106,12 +107,25 @@ public enum Evaluator {
             scan.devices[$0].launches != scan.devices[$1].launches
                 ? scan.devices[$0].launches > scan.devices[$1].launches : $0 < $1
         }
+        let counter = progress.map { _ in
+            let global = scan.globalStream.map { scan.spool.count(of: $0) } ?? 0
+            let total = scan.devices.reduce(0) { $0 + scan.spool.count(of: $1.stream) + global }
+            return ReplayProgress(total: total, started: ProcessInfo.processInfo.systemUptime)
+        }
+        let report = progress.flatMap { progress in
+            counter.map { counter in
+                {
+                    progress(counter.line(devices: scan.devices.count, runs: plans.count, now: ProcessInfo.processInfo.systemUptime))
+                }
+            }
+        }
+        report?()
         let shared = Handoff((scan, plans, options, recorder))
-        let outcomes = DevicePool.map(count: scan.devices.count, order: order, threads: threads) { d in
+        let outcomes = DevicePool.map(count: scan.devices.count, order: order, threads: threads, report: report) { d in
             let (scan, plans, options, recorder) = shared.value
             return Handoff(DeviceRunner.replay(
                 deviceIndex: d, scan: scan, plans: plans, options: options,
-                recorders: plans.indices.map { recorder($0, d) }))
+                recorders: plans.indices.map { recorder($0, d) }, progress: counter))
         }.map(\.value)
         if let error = outcomes.lazy.compactMap(\.error).first { return .failure(error) }
         var summary: [Evaluation.Row] = []

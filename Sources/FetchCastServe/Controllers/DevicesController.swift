@@ -37,7 +37,7 @@ struct DevicesController {
     /// One page of devices in id order, with event counts and first/last event times (UTC).
     @Sendable func list(request: Request, context: Context) async throws -> Response {
         let query = Query(request: request, now: now)
-        let limit = try query.integer("limit", in: 1...1000) ?? 100
+        let limit = try query.integer("limit", in: OptionRange(1...1000)) ?? 100
         let after = try query.text("after")
         let service = self.service
         let page = try await pools.read { try service.devices(after: after, limit: limit + 1) }
@@ -56,7 +56,7 @@ struct DevicesController {
         let at = try query.time("at") ?? now()
         let planRequest = PredictionRequest(
             device: device, app: try query.text("app"), at: at, notBefore: try query.time("not_before"),
-            count: try query.integer("count", in: 1...1000) ?? 10, budget: try query.number("budget", in: 1...1440) ?? 24)
+            count: try query.integer("count", in: Limits.count) ?? 10, budget: try query.number("budget", in: Limits.budget) ?? 24)
         let service = self.service
         let fetches = try await Self.answer { try await pools.read { try service.plan(planRequest) } }
         return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches))

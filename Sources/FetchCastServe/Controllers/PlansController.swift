@@ -1,4 +1,5 @@
 import FetchCastPredict
+import FetchCastTrace
 import Foundation
 import Hummingbird
 
@@ -21,7 +22,7 @@ struct PlansController {
         guard to > from, to - from <= 86_400 else {
             throw APIError(.badRequest, "to must be after from and at most 24 hours later (the planner's horizon)")
         }
-        let budget = try query.number("budget", in: 1...1440) ?? 24
+        let budget = try query.number("budget", in: Limits.budget) ?? 24
         let service = self.service
         let pools = self.pools
         let sweep = try await pools.read { try service.sweep(from: from, to: to, budget: budget) }

@@ -30,20 +30,21 @@ struct Query {
         return t
     }
 
-    /// An integer in `range`.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    /// An integer in `range` (``Limits`` has the ranges `fetchcast` checks its flags against:
+    /// the same words refuse the same values).
+    func integer(_ name: String, in range: OptionRange<Int>) throws -> Int? {
         guard let value = parameters[name[...]] else { return nil }
         guard let n = Int(value), range.contains(n) else {
-            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            throw APIError(.badRequest, range.message(name: name, got: String(value)))
         }
         return n
     }
 
-    /// A number in `range`.
-    func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
+    /// A number in `range` (as ``integer(_:in:)``).
+    func number(_ name: String, in range: OptionRange<Double>) throws -> Double? {
         guard let value = parameters[name[...]] else { return nil }
         guard let x = Double(value), x.isFinite, range.contains(x) else {
-            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' must be a number from \(range.lowerBound) to \(range.upperBound)")
+            throw APIError(.badRequest, range.message(name: name, got: String(value)))
         }
         return x
     }

@@ -105,8 +105,18 @@ public final class Store {
                     throw StoreError(path: path, message: "the database has tables but is not a FetchCast store; pass another --db")
                 }
             }
+            let found = version
             while version < Schema.currentVersion {
-                try c.execute(Schema.migrations[Int(version)])
+                do throws(StoreError) {
+                    try c.execute(Schema.migrations[Int(version)])
+                } catch {
+                    // The transaction rolls back: the store is left as it was.
+                    guard version > 0 else { throw error }
+                    throw StoreError(
+                        path: path,
+                        message: "the store has schema version \(found), older than this fetchcast's \(Schema.currentVersion), but its tables are not what version \(version) has, so it cannot be upgraded (step \(version) → \(version + 1) failed: \(error.message)); it was left as it was: open it with the fetchcast that wrote it, or ingest its traces into a new store (--db NEW.sqlite)",
+                        code: error.code)
+                }
                 version += 1
                 try c.execute("PRAGMA user_version=\(version)")
             }

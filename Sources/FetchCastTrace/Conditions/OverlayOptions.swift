@@ -76,6 +76,11 @@ public struct OverlayOptions: Sendable, Hashable, Codable {
             (topUpMinutes, "top-up-minutes"), (lowPowerBelow, "low-power-below"),
         ]
         for (v, flag) in amounts { if let p = nonNegative(v, flag) { return p } }
+        // Spells are timed in whole microseconds (Int64): a week is plenty and cannot overflow.
+        for (v, flag) in [(daytimeWifiMinutes, "daytime-wifi-minutes"), (offlineMinutes, "offline-minutes"),
+                          (plugJitterMinutes, "plug-jitter-minutes"), (topUpMinutes, "top-up-minutes")] where v > 10_080 {
+            return "--\(flag) is \(v) (expected at most 10080, a week)"
+        }
         return nil
     }
 }

@@ -51,6 +51,10 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case outOfOrder(device: String, previous: String, current: String)
         /// A `state` row that fills none of `network`, `power`, `battery`, `low_power`.
         case stateSetsNothing
+        /// Lines end in a bare CR (classic Mac OS), so rows run together.
+        case carriageReturnLineEnds
+        /// A JSON array (a whole-array `.json` file, or a line holding an array of records).
+        case jsonArray
     }
 
     /// A one-line message: `FILE:LINE:COLUMN: what is wrong (what was expected)`.
@@ -117,6 +121,10 @@ extension TraceError.Problem {
             return "events of device '\(device)' go back in time from \(previous) to \(current) (expected each device's events in time order; sort the trace by time)"
         case .stateSetsNothing:
             return "the state row sets none of network, power, battery, low_power (expected at least one of them on a state event, or another event)"
+        case .carriageReturnLineEnds:
+            return "the file ends its lines with a bare CR (classic Mac OS line ends), so its rows run together (expected LF or CRLF line ends; convert it, e.g. tr '\\r' '\\n' < FILE > FIXED.csv)"
+        case .jsonArray:
+            return "the line is a JSON array (JSON Lines wants one JSON object per line, not an array of them; convert it, e.g. jq -c '.[]' FILE > FIXED.jsonl)"
         }
     }
 }

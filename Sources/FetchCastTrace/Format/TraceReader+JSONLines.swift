@@ -100,6 +100,7 @@ extension TraceReader {
         }
 
         skipSpace()
+        if i < n, r[i] == UInt8(ascii: "[") { throw RowProblem(column: i + 1, problem: .jsonArray) }
         guard i < n, r[i] == UInt8(ascii: "{") else { throw fail("the line is not a JSON object") }
         i += 1
         skipSpace()

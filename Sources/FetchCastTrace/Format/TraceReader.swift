@@ -336,6 +336,10 @@ package final class TraceReader {
             headerRecord = try nextRecord()
         } while headerRecord.map({ $0.0.count == 0 }) == true
         guard let (header, headerLine) = headerRecord else { throw error(.empty, line: 0, column: 0) }
+        if let first = header.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), header[first] == UInt8(ascii: "[") {
+            throw error(.jsonArray, line: headerLine, column: first + 1)
+        }
+        if let cr = header.firstIndex(of: 0x0D) { throw error(.carriageReturnLineEnds, line: headerLine, column: cr + 1) }
         try checkUTF8(header, line: headerLine)
         var seen = Set<TraceColumn>()
         var columnStart = 0
@@ -425,6 +429,8 @@ package final class TraceReader {
             }
         }
         guard index == expected else {
+            // Rows that ran together at bare CRs (the header ended in LF or CRLF, the rows not).
+            if let cr = r.firstIndex(of: 0x0D) { throw RowProblem(column: cr + 1, problem: .carriageReturnLineEnds) }
             throw RowProblem(column: 1, problem: .fieldCount(found: index, expected: expected))
         }
     }

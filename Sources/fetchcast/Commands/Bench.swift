@@ -28,7 +28,8 @@ extension FetchCast {
                 p99 at most 1 ms; the *_of_* columns are the measurement over its target, at \
                 most 1.00x meets it).
                 model: the model's per-event update cost after 1 M and after 10 M events of one \
-                device (flat means O(1) in history).
+                device (flat means O(1) in history), then over bursts of 10 k, 100 k and 1 M \
+                launches within one minute (flat means O(1) whatever the spacing).
                 serve: on a store holding --trace plus a synthetic fleet (--devices devices, --rows \
                 rows), the in-process rate of first plans (every core; without saved schedulers, \
                 then after the warm-up `serve` runs, which saves every device's) against GET \
@@ -125,6 +126,12 @@ extension FetchCast {
                 if results.count == 2 {
                     out.write("cost at 10M / cost at 1M: \(CSVField.fixed(results[1].nanosPerEvent / results[0].nanosPerEvent, decimals: 2))x\n")
                 }
+                // A burst: every launch within τ of the others (the `recent` list at its longest).
+                let bursts = [10_000, 100_000, 1_000_000].map { n in (n, ModelUpdateBenchmark.burst(launches: n)) }
+                out.write("\n")
+                TextTable.write([["burst_launches_in_1_min", "ns_per_event"]] + bursts.map { [String($0.0), CSVField.fixed($0.1, decimals: 0)] },
+                                rightAligned: [0, 1], to: &out)
+                out.write("cost at 1M / cost at 10k: \(CSVField.fixed(bursts[2].1 / bursts[0].1, decimals: 2))x\n")
                 try FetchCast.finish(out)
                 return
             }

@@ -15,7 +15,7 @@ extension FetchCast {
 
         @OptionGroup var store: StoreOptions
 
-        @Option(help: ArgumentHelp("Most launched apps to list per device.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Most launched apps to list per device.", valueName: "n"))
         var top: Int = 3
 
         @Option(help: "Output format: table, json (JSON Lines) or csv.")

@@ -2,6 +2,7 @@ import ArgumentParser
 import FetchCastReplay
 import FetchCastStore
 import FetchCastTrace
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -28,13 +29,13 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Policies, comma-separated: none, interval, oracle, hourly, weekly, learned, learned-blind, planned.", valueName: "list"))
         var policies = "none,interval,oracle,hourly,learned"
 
-        @Option(help: ArgumentHelp("Daily fetch budgets per device, comma-separated.", valueName: "list"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Daily fetch budgets per device, comma-separated, each 1 to 1440 (a replay's cost grows with the budget).", valueName: "list"))
         var budgets = "12,24"
 
-        @Option(help: ArgumentHelp("Freshness window τ: 30m, 1800, 1800s, 2h.", valueName: "duration"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Freshness window τ: 30m, 1800, 1800s, 2h; 1s to 1d.", valueName: "duration"))
         var tau = "30m"
 
-        @Option(help: "Fetch-enabled apps per device (most launched).")
+        @Option(parsing: .unconditional, help: "Fetch-enabled apps per device (most launched), 1 to 1000.")
         var topApps = 5
 
         @Option(help: ArgumentHelp("Radio energy profile: lte (default), wifi, or a JSON file (see Data/energy/).", valueName: "file"))
@@ -56,7 +57,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Use only these devices of --prior-from (one id per line), e.g. the training half of a split by user.", valueName: "file"))
         var priorDevices: String?
 
-        @Option(help: ArgumentHelp("How often `planned` asks for a plan (as `predict --at` would), in trace time: 1h, 30m, 900.", valueName: "duration"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("How often `planned` asks for a plan (as `predict --at` would), in trace time: 1h, 30m, 900; 1m to 7d (the replay's cost grows as the interval shrinks).", valueName: "duration"))
         var replan = "1h"
 
         @Flag(help: "`planned` also asks for a plan one second after each event it can see.")
@@ -74,7 +75,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
         var utcOffset: String?
 
-        @Option(help: "Worker threads (default: every core); outputs do not depend on it.")
+        @Option(parsing: .unconditional, help: "Worker threads (default: every core), 0 to 1024; outputs do not depend on it.")
         var threads = 0
 
         @Flag(help: "No summary table on stderr.")
@@ -89,17 +90,20 @@ extension FetchCast {
             for n in names where !known.contains(n) {
                 throw ValidationError("unknown policy '\(n)' in --policies; expected some of \(known.joined(separator: ", ")).")
             }
-            guard let b = budgetList, !b.isEmpty, b.allSatisfy({ $0.isFinite && $0 > 0 }) else {
-                throw ValidationError("--budgets takes positive numbers separated by commas, e.g. 12,24.")
+            guard let b = budgetList, !b.isEmpty else {
+                throw ValidationError("--budgets takes numbers separated by commas, e.g. 12,24.")
             }
-            guard EvaluationOptions.parseDuration(tau) != nil else {
-                throw ValidationError("--tau '\(tau)' is not a positive duration; write it as 30m, 1800, 1800s or 2h.")
+            for (budget, text) in zip(b, budgetTexts) { try Limits.budget.validate(budget, flag: "--budgets", got: text) }
+            guard let tauSeconds = Self.signedDuration(tau) else {
+                throw ValidationError("--tau '\(tau)' is not a duration; write it as 30m, 1800, 1800s or 2h.")
             }
-            guard EvaluationOptions.parseDuration(replan) != nil else {
-                throw ValidationError("--replan '\(replan)' is not a positive duration; write it as 1h, 30m or 900.")
+            try Limits.tauSeconds.validate(tauSeconds, flag: "--tau", got: tau)
+            guard let replanSeconds = Self.signedDuration(replan) else {
+                throw ValidationError("--replan '\(replan)' is not a duration; write it as 1h, 30m or 900.")
             }
-            guard topApps >= 1 else { throw ValidationError("--top-apps must be at least 1.") }
-            guard threads >= 0 else { throw ValidationError("--threads must be 0 (every core) or more.") }
+            try Limits.replanSeconds.validate(replanSeconds, flag: "--replan", got: replan)
+            try Limits.topApps.validate(topApps, flag: "--top-apps")
+            try Limits.threads.validate(threads, flag: "--threads")
             if let from, Timestamp.parseArgument(from) == nil {
                 throw ValidationError("--from '\(from)' is not a time; write ISO 8601 (2013-11-09T23:36:45+01:00), a date (2013-11-09) or Unix seconds.")
             }
@@ -127,14 +131,27 @@ extension FetchCast {
         }
 
         var policyList: [String] { policies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        var budgetTexts: [String] { budgets.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         var budgetList: [Double]? {
-            let parts = budgets.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let parts = budgetTexts.map { Double($0) }
             return parts.contains(nil) ? nil : parts.compactMap { $0 }
+        }
+
+        /// A duration as `EvaluationOptions.parseDuration` reads it, or its negative after a `-`
+        /// (or 0): so `--replan -1h` is refused for its range, not as text.
+        static func signedDuration(_ text: String) -> Double? {
+            if text.hasPrefix("-") { return EvaluationOptions.parseDuration(String(text.dropFirst())).map { -$0 } }
+            if let zero = Double(text.trimmingCharacters(in: CharacterSet(charactersIn: "smhd"))), zero == 0 { return 0 }
+            return EvaluationOptions.parseDuration(text)
         }
 
         func run() throws {
             var err = FileSink.standardError()
             let showProgress = !quiet && err.isTerminal
+            // Not a terminal (a log, CI): a line at most every 10 s, and none in the first 10 s.
+            let logProgress = !quiet && !err.isTerminal
+            let started = ProcessInfo.processInfo.systemUptime
+            var logged = started
             var options = EvaluationOptions(
                 policies: policyList, budgets: budgetList ?? [], tau: EvaluationOptions.parseDuration(tau) ?? 1800,
                 topApps: topApps, from: from.flatMap(Timestamp.parseArgument), to: to.flatMap(Timestamp.parseArgument),
@@ -162,7 +179,12 @@ extension FetchCast {
                 let registry = PolicyRegistry.standard(population: population, planning: options.planning)
                 evaluation = try Evaluator.run(
                     input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
-                    progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : nil)
+                    progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : logProgress ? { line in
+                        let now = ProcessInfo.processInfo.systemUptime
+                        guard now - logged >= 10 else { return }
+                        logged = now
+                        err.write(line + "\n")
+                    } : nil)
             } catch let error as EvaluationError {
                 if showProgress { err.write("\r\u{1B}[2K") }
                 throw FetchCast.fail(error.description)
@@ -193,7 +215,7 @@ extension FetchCast {
         }
 
         static func budget(_ b: Double) -> String {
-            b == b.rounded() ? String(Int(b)) : CSVField.fixed(b, decimals: 3)
+            b == b.rounded() && abs(b) < 1e15 ? String(Int(b)) : CSVField.fixed(b, decimals: 3)
         }
     }
 }

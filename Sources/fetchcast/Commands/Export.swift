@@ -39,10 +39,10 @@ extension FetchCast {
         @Option(help: ArgumentHelp("events: before this time; predictions: window end (default: 24 h after its start).", valueName: "time"))
         var to: String?
 
-        @Option(help: ArgumentHelp("model, cousage: only each device's N apps with the most sessions (default: every app); predictions: apps planned for (default: 5).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("model, cousage: only each device's N apps with the most sessions (default: every app); predictions: apps planned for (default: 5); 1 to 1000.", valueName: "n"))
         var topApps: Int?
 
-        @Option(help: "predictions: fetches per device per local day (the cap is its whole part).")
+        @Option(parsing: .unconditional, help: "predictions: fetches per device per local day, 1 to 1440 (the cap is its whole part).")
         var budget: Double = 24
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout).", valueName: "file"))
@@ -63,8 +63,8 @@ extension FetchCast {
             if kind == .events, topApps != nil {
                 throw ValidationError("--top-apps applies to model, cousage and predictions only.")
             }
-            if let topApps, topApps < 1 { throw ValidationError("--top-apps must be at least 1.") }
-            guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
+            if let topApps { try Limits.topApps.validate(topApps, flag: "--top-apps") }
+            try Limits.budget.validate(budget, flag: "--budget")
         }
 
         func run() throws {

@@ -36,13 +36,13 @@ extension FetchCast {
         @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
         var notBefore: String?
 
-        @Option(help: "Fetches to list per device.")
+        @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000.")
         var count: Int = 10
 
-        @Option(help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), at most 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), more than 0 and at most 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
         var horizon: Double = 24
 
-        @Option(help: "Fetches per device per day (the cap is its whole part).")
+        @Option(parsing: .unconditional, help: "Fetches per device per day, 1 to 1440 (the cap is its whole part).")
         var budget: Double = 24
 
         @Option(help: "Output format: table, json (JSON Lines) or csv.")
@@ -57,9 +57,9 @@ extension FetchCast {
             if let notBefore, Timestamp.parseArgument(notBefore) == nil {
                 throw ValidationError("--not-before '\(notBefore)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
             }
-            guard count >= 1 else { throw ValidationError("--count must be at least 1.") }
-            guard horizon > 0, horizon <= 168 else { throw ValidationError("--horizon must be more than 0 and at most 168 hours (a week); got \(horizon).") }
-            guard budget >= 1 else { throw ValidationError("--budget must be at least 1 fetch a day.") }
+            try Limits.count.validate(count, flag: "--count")
+            try Limits.budget.validate(budget, flag: "--budget")
+            guard horizon > 0, horizon <= 168 else { throw ValidationError("--horizon must be more than 0 and at most 168 hours (a week) (got \(horizon)).") }
         }
 
         func run() throws {

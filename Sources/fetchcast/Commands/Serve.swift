@@ -20,7 +20,7 @@ extension FetchCast {
         @Option(help: "The address to listen on.")
         var host = "127.0.0.1"
 
-        @Option(help: "The port; 0 picks a free one (printed).")
+        @Option(parsing: .unconditional, help: "The port; 0 picks a free one (printed).")
         var port = 8080
 
         @Option(help: ArgumentHelp("Bearer tokens: one 'NAME SCOPE SHA256-HEX' a line, SCOPE read, ingest or admin.", valueName: "file"))

@@ -218,6 +218,22 @@ struct RouteTests {
         }
     }
 
+    /// The service refuses what `fetchcast predict` refuses, in the same words (``Limits``):
+    /// a budget past a fetch a minute is a 400, not a trap in the planner.
+    @Test(arguments: [
+        ("/v1/devices/dev-1/plan?budget=1e19", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got 1e19)"),
+        ("/v1/devices/dev-1/plan?budget=1441", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got 1441)"),
+        ("/v1/devices/dev-1/plan?count=-1", "count must be between 1 and 1000 (got -1)"),
+        ("/v1/plans?budget=inf", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got inf)"),
+    ])
+    func aParameterOutsideItsRangeIs400InTheCLIsWords(uri: String, message: String) async throws {
+        try await withServer { client, _ in
+            let response = try await client.execute(uri: uri, method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
+            #expect(response.status == .badRequest)
+            #expect(try response.json(ErrorBody.self).error == message)
+        }
+    }
+
     @Test func unknownDevicesAndRoutesAre404() async throws {
         try await withServer { client, _ in
             #expect(try await post(client, ServeFixture.trace(days: 2)).status == .ok)

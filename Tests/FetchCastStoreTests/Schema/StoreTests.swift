@@ -56,4 +56,21 @@ struct StoreTests {
         let error = #expect(throws: StoreError.self) { try temp.open() }
         #expect(error?.message.contains("newer than this fetchcast") == true)
     }
+
+    /// A store that says it is version 3 but lacks what version 3 has (an index dropped by hand):
+    /// the upgrade cannot run. The error names the version and what to do, not "no such index",
+    /// and the store is left as it was.
+    @Test func refusesAnOlderStoreThatCannotBeUpgradedNamingItsVersion() throws {
+        let temp = try TemporaryStore()
+        do {
+            let store = try temp.open()
+            try store.connection.execute("DROP INDEX file_counts_device; DROP INDEX event_log_device_time; PRAGMA user_version = 3")
+        }
+        let error = #expect(throws: StoreError.self) { try temp.open() }
+        let message = error?.message ?? ""
+        #expect(message.contains("schema version 3, older than this fetchcast's \(Schema.currentVersion)"), "\(message)")
+        #expect(message.contains("cannot be upgraded") && message.contains("new store"), "\(message)")
+        let reopened = try Connection(path: temp.path, create: false)
+        #expect(try reopened.scalarInt("PRAGMA user_version") == 3)
+    }
 }
