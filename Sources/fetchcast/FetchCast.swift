@@ -69,6 +69,10 @@ extension FetchCast {
     /// answer itself is complete, computed in memory).
     static func warnUnsaved(_ failure: StoreError) {
         var err = FileSink.standardError()
+        if failure.isReadOnly {
+            print("note: \(failure.path) is read-only (the file or its folder cannot be written), so it was opened read-only; answered from memory without saving the learned state, so every call folds the same events again", to: &err)
+            return
+        }
         print("warning: the learned state could not be saved in the store (\(failure.description)); answered from memory, so the next call folds the same events again", to: &err)
     }
 

@@ -145,7 +145,7 @@ extension FetchCast {
                 options.energy = try EnergyProfile.load(energy)
                 options.constraints = try conditions.load()
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
-                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
+                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(.read)) : .files(traces)
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
                 var population: PopulationSample?

@@ -69,7 +69,7 @@ extension FetchCast {
 
         func run() throws {
             var out = try FetchCast.output(output, protecting: ProtectedFiles(store: store.path))
-            let s = try store.open(create: false)
+            let s = try store.open(.readSavingWhenWritable)
             let request = ExportRequest(
                 kind: kind, device: device, app: app, from: from.flatMap(Timestamp.parseArgument),
                 to: to.flatMap(Timestamp.parseArgument), topApps: topApps, budget: budget, format: format)
