@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Outputs never destroy the store or an input, a failed output leaves the old file whole, and
 /// every write failure is named.
 struct OutputSafetyCLITests {
@@ -93,6 +97,19 @@ struct OutputSafetyCLITests {
         // With room, the export replaces it.
         #expect(try ws.run(["export", "events", "-o", "events.csv"]).status == 0)
         #expect(try bytes(ws, "events.csv").count > 64 * 1024)
+    }
+
+    @Test(.enabled(if: Workspace.canRunAsNobody))
+    func leavesAFileItMayNotWriteAlone() throws {
+        let ws = try workspaceWithStore()
+        chmod(ws.directory, 0o777)  // the folder would let a rename replace the file
+        chmod(ws.path("fetchcast.sqlite"), 0o644)
+        try ws.write("theirs.csv", "someone else's\n")
+        chmod(ws.path("theirs.csv"), 0o644)
+        let result = try ws.runAsNobody(["export", "events", "-o", "theirs.csv"])
+        #expect(result.status == 1)
+        #expect(result.err.contains("could not write theirs.csv: Permission denied"), "\(result.err)")
+        #expect(String(decoding: try bytes(ws, "theirs.csv"), as: UTF8.self) == "someone else's\n")
     }
 
     /// Runs `fetchcast` with its standard output on /dev/full.

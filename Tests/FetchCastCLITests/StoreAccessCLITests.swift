@@ -29,31 +29,6 @@ struct StoreAccessCLITests {
         #expect(result.err.contains("fetchcast.sqlite: no such store (the default store)"), "\(result.err)")
     }
 
-    /// Whether a command can be run as another user (`nobody`), for whom a root-owned store is
-    /// read-only: root writes whatever the permissions say.
-    static let canRunAsNobody: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-
-    /// Runs `fetchcast` as `nobody` in the workspace.
-    private func runAsNobody(_ ws: Workspace, _ arguments: [String]) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Workspace.executable.path] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: ws.directory)
-        var env = ProcessInfo.processInfo.environment
-        env["FETCHCAST_DB"] = nil
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Small outputs: read stdout, then stderr.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, stdout: stdout, stderr: stderr)
-    }
-
     /// A store of good.csv that `nobody` may read but not write: in the workspace (a folder
     /// only root may write) and, with `writableFolder`, in a folder anyone may write.
     private func readOnlyStore(writableFolder: Bool) throws -> (Workspace, db: String) {
@@ -72,38 +47,65 @@ struct StoreAccessCLITests {
         return (ws, db)
     }
 
-    @Test(.enabled(if: canRunAsNobody), arguments: [false, true])
+    @Test(.enabled(if: Workspace.canRunAsNobody), arguments: [false, true])
     func aStoreThatCannotBeWrittenIsRead(writableFolder: Bool) throws {
         let (ws, db) = try readOnlyStore(writableFolder: writableFolder)
         let before = try Data(contentsOf: URL(fileURLWithPath: ws.path(db)))
-        let stats = try runAsNobody(ws, ["stats", "--db", db, "--format", "json"])
+        let stats = try ws.runAsNobody(["stats", "--db", db, "--format", "json"])
         #expect(stats.status == 0, "\(stats.err)")
         #expect(try stats.json(StatsJSON.self) == IngestCLITests.goodStats)
-        let devices = try runAsNobody(ws, ["devices", "--db", db])
+        let devices = try ws.runAsNobody(["devices", "--db", db])
         #expect(devices.status == 0, "\(devices.err)")
         #expect(devices.out.contains("dev-2"))
         for arguments in [["predict"], ["model", "--device", "dev-1"], ["export", "model"]] {
-            let result = try runAsNobody(ws, arguments + ["--db", db])
+            let result = try ws.runAsNobody(arguments + ["--db", db])
             #expect(result.status == 0, "\(arguments): \(result.err)")
             #expect(!result.out.isEmpty || arguments == ["predict"], "\(arguments)")
             // The learned state could not be saved: said once, on stderr.
             #expect(result.err.contains("is read-only"), "\(arguments): \(result.err)")
             #expect(!result.err.contains("error"), "\(arguments): \(result.err)")
         }
-        let exported = try runAsNobody(ws, ["export", "events", "--db", db, "--format", "json"])
+        let exported = try ws.runAsNobody(["export", "events", "--db", db, "--format", "json"])
         #expect(exported.status == 0, "\(exported.err)")
         #expect(exported.out.split(separator: "\n").count == 5)
-        let evaluated = try runAsNobody(ws, ["evaluate", "--db", db, "--out", "out", "--policies", "interval", "--budgets", "12", "--quiet"])
+        let evaluated = try ws.runAsNobody(["evaluate", "--db", db, "--out", "out", "--policies", "interval", "--budgets", "12", "--quiet"])
         #expect(evaluated.status == 0, "\(evaluated.err)")
         #expect(FileManager.default.fileExists(atPath: ws.path("out/summary.csv")))
         #expect(try Data(contentsOf: URL(fileURLWithPath: ws.path(db))) == before)
     }
 
-    @Test(.enabled(if: canRunAsNobody), arguments: [["ingest", "good.csv"], ["forget", "good.csv"]])
+    @Test(.enabled(if: Workspace.canRunAsNobody), arguments: [["ingest", "good.csv"], ["forget", "good.csv"]])
     func aCommandThatChangesAReadOnlyStoreSaysSo(arguments: [String]) throws {
         let (ws, db) = try readOnlyStore(writableFolder: false)
-        let result = try runAsNobody(ws, arguments + ["--db", db])
+        let result = try ws.runAsNobody(arguments + ["--db", db])
         #expect(result.status == 1)
         #expect(result.err.contains("\(db): the store is read-only (the file or its folder cannot be written), and this command changes it"), "\(result.err)")
+    }
+}
+
+extension Workspace {
+    /// Whether a command can be run as another user (`nobody`), for whom root-owned files are
+    /// read-only: root writes whatever the permissions say.
+    static let canRunAsNobody: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    /// Runs `fetchcast` as `nobody` in the workspace (small outputs).
+    func runAsNobody(_ arguments: [String]) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Workspace.executable.path] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        env["FETCHCAST_DB"] = nil
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Small outputs: read stdout, then stderr.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandResult(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, stdout: stdout, stderr: stderr)
     }
 }

@@ -12,7 +12,8 @@ import Darwin
 /// temporary file beside the target (`.NAME.fetchcast-XXXXXXXX`), which ``commit()`` flushes,
 /// syncs and renames over the target. An output that fails (a full disk, an error, a signal)
 /// leaves the old file as it was, or no file: never a truncated one. An existing file is
-/// replaced (keeping its permissions); a link is followed and the file it points to replaced.
+/// replaced (keeping its owner and permissions; one this process may not write is refused); a
+/// link is followed and the file it points to replaced.
 /// `-` is standard output, and a device or a pipe (`/dev/null`, a FIFO) is written in place.
 public final class OutputFile: TextOutputStream {
     /// The path as given (`-` for standard output).
@@ -46,6 +47,9 @@ public final class OutputFile: TextOutputStream {
             replacing = nil
             return
         }
+        // A file this process may not write stays as it is (as `>` would leave it), although
+        // the folder would let a rename replace it.
+        if exists && access(path, W_OK) != 0 { throw .cannotWrite(path, code: errno) }
         let target = exists ? (FileIdentity.resolvedPath(path) ?? path) : path
         let (folder, name) = FileIdentity.split(target)
         for _ in 0..<100 {
@@ -58,8 +62,12 @@ public final class OutputFile: TextOutputStream {
                 let where_ = folder == "." ? "the current folder" : folder
                 throw OutputError(path: path, reason: "cannot create a file in \(where_): \(String(cString: strerror(code)))", code: code)
             }
-            // A replaced file keeps its permissions (before any byte is written to it).
-            if exists { fchmod(fd, st.st_mode & 0o7777) }
+            // A replaced file keeps its owner (where this process may set it) and permissions,
+            // set before any byte is written to it.
+            if exists {
+                _ = fchown(fd, st.st_uid, st.st_gid)
+                fchmod(fd, st.st_mode & 0o7777)
+            }
             sink = FileSink(owning: fd, path: path)
             replacing = (temporary, target)
             return
