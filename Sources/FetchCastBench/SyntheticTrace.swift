@@ -29,7 +29,11 @@ enum SyntheticTrace {
     /// Writes `rows` events over `devices` devices to a gzip CSV at `path`.
     /// - Complexity: O(rows).
     static func write(path: String, rows: Int, devices: Int = 200, seed: UInt64 = 42) throws(TraceError) {
-        let out = try GzipSink(path: path)
+        let file: OutputFile
+        do { file = try OutputFile(path: path) } catch {
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite(error.reason))
+        }
+        let out = try GzipSink(into: file)
         var rng = SeededGenerator(seed: seed)
         out.write(TraceColumn.header + "\n")
         let start: Int64 = 1_700_000_000
@@ -56,8 +60,9 @@ enum SyntheticTrace {
             }
             out.write(line)
         }
-        guard out.finish() else {
-            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite(String(cString: strerror(out.failure ?? EIO))))
+        out.finish()
+        do { try file.commit() } catch {
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotWrite(error.reason))
         }
     }
 }

@@ -39,18 +39,40 @@ struct FetchCast: AsyncParsableCommand {
 }
 
 extension FetchCast {
-    /// Exits quietly when stdout was closed by the reader (`| head`), else with status 1.
+    /// Flushes standard output: exits quietly when the reader closed it (`| head`), else names
+    /// what could not be written and exits 1.
     static func finish(_ out: FileSink) throws {
         if !out.flush() {
-            if out.failure == EPIPE { throw ExitCode.success }
-            throw ExitCode.failure
+            throw fail(OutputError(path: "-", reason: String(cString: strerror(out.failure ?? EIO)), code: out.failure ?? EIO))
         }
+    }
+
+    /// Commits an output (renames it into place, or flushes standard output); a closed pipe
+    /// exits quietly, another failure is named and exits 1.
+    static func finish(_ out: OutputFile) throws {
+        do { try out.commit() } catch { throw fail(error) }
+    }
+
+    /// Opens an output (`-` is standard output), refusing one that is a directory or one of
+    /// `protected`; a refusal is named and exits 1.
+    static func output(_ path: String, protecting protected: ProtectedFiles) throws -> OutputFile {
+        do { return try OutputFile(path: path, protecting: protected) } catch { throw fail(error) }
+    }
+
+    /// Reports an output error on stderr and exits 1; a closed pipe exits 0 quietly.
+    static func fail(_ error: OutputError) -> ExitCode {
+        if error.isClosedPipe { return ExitCode.success }
+        return fail(error.description)
     }
 
     /// Warns on stderr that the model state folded for this answer could not be saved (the
     /// answer itself is complete, computed in memory).
     static func warnUnsaved(_ failure: StoreError) {
         var err = FileSink.standardError()
+        if failure.isReadOnly {
+            print("note: \(failure.path) is read-only (the file or its folder cannot be written), so it was opened read-only; answered from memory without saving the learned state, so every call folds the same events again", to: &err)
+            return
+        }
         print("warning: the learned state could not be saved in the store (\(failure.description)); answered from memory, so the next call folds the same events again", to: &err)
     }
 

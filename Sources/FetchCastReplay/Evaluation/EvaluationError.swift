@@ -33,3 +33,10 @@ public enum EvaluationError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension EvaluationError {
+    /// An output that was refused or could not be written.
+    init(_ error: OutputError) {
+        self = .output(path: error.path, reason: error.code == nil ? error.reason : "could not write the file: \(error.reason)")
+    }
+}

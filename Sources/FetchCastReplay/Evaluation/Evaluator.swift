@@ -19,7 +19,11 @@ public enum Evaluator {
     ///   - input: Trace files, a store, or events in memory.
     ///   - options: The parameters.
     ///   - registry: The policies by name.
-    ///   - outputDirectory: Where to write (created if missing; outputs there are replaced).
+    ///   - outputDirectory: Where to write (created if missing; outputs there are replaced, each
+    ///     only once it is written whole).
+    ///   - protected: Files the outputs may not replace besides `input`'s own files or store and
+    ///     the prior's traces (which are always protected): the device lists, profiles and
+    ///     constraints the caller read.
     ///   - toolVersion: Recorded in `run.json`.
     ///   - progress: Called with short progress lines (from the calling thread): while reading,
     ///     every million events; while replaying, every half second, with the share done and an
@@ -30,18 +34,28 @@ public enum Evaluator {
     ///   policies × budgets), independent of the trace's length.
     public static func run(
         _ input: EvaluationInput, options: EvaluationOptions, registry: PolicyRegistry = .standard,
-        outputDirectory: String? = nil, toolVersion: String = "", progress: ((String) -> Void)? = nil
+        outputDirectory: String? = nil, protecting protected: ProtectedFiles = ProtectedFiles(), toolVersion: String = "",
+        progress: ((String) -> Void)? = nil
     ) throws(EvaluationError) -> Evaluation {
+        var protected = protected
+        switch input {
+        case .files(let paths): protected.add(inputs: paths)
+        case .store(let store): protected.add(store: store.path)
+        case .events: break
+        }
+        if let prior = options.prior { protected.add(inputs: prior.traces) }
+        // Refused outputs are refused before the replay, not after it.
+        if let outputDirectory { try OutputFiles.check(directory: outputDirectory, protecting: protected) }
         let plans = try plans(options: options, registry: registry)
         var scanner = try TraceScan(options: options)
         try scanner.read(input, progress: progress)
         let scan = scanner.finish()
         var detail: DetailFiles?
-        if options.detail, let outputDirectory {
+        if let outputDirectory {
             try OutputFiles.prepare(directory: outputDirectory)
-            detail = try DetailFiles(directory: options.temporaryDirectory, plans: plans, scan: scan, options: options)
-        } else if let outputDirectory {
-            try OutputFiles.prepare(directory: outputDirectory)
+            if options.detail {
+                detail = try DetailFiles(directory: options.temporaryDirectory, plans: plans, scan: scan, options: options)
+            }
         }
         let outcome = replay(scan: scan, plans: plans, options: options, progress: progress) { plan, device in
             detail?.recorder(plan: plan, device: device)
@@ -49,8 +63,12 @@ public enum Evaluator {
         var evaluation = try outcome.get()
         evaluation.notes = notes(plans: plans)
         if let outputDirectory {
-            try OutputFiles.write(evaluation, options: options, toolVersion: toolVersion, to: outputDirectory)
-            if let detail { try detail.assemble(into: outputDirectory) }
+            try OutputFiles.write(evaluation, options: options, toolVersion: toolVersion, to: outputDirectory, protecting: protected)
+            if let detail {
+                try detail.assemble(into: outputDirectory, protecting: protected)
+            } else {
+                OutputFiles.removeStaleDetail(directory: outputDirectory)
+            }
         }
         return evaluation
     }

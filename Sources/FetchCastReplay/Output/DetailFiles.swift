@@ -5,6 +5,7 @@ import Darwin
 #endif
 import FetchCastModel
 import FetchCastTrace
+import Synchronization
 
 /// `--detail`: every scored launch and every fetch, written per (policy run, device) to scratch
 /// files while devices replay in parallel, then gathered in (policy, budget, device) order into
@@ -25,6 +26,10 @@ final class DetailFiles: @unchecked Sendable {
     private let plans: [ReplayPlan]
     private let deviceNames: [String]
     private let appNames: [String]
+    /// The first scratch file that could not be created or written (recorders run on worker
+    /// threads): ``assemble(into:protecting:)`` then fails rather than write detail with rows
+    /// missing.
+    private let scratchFailure = Mutex<EvaluationError?>(nil)
 
     init(directory parent: String?, plans: [ReplayPlan], scan: ScanResult, options: EvaluationOptions) throws(EvaluationError) {
         var base = parent ?? ""
@@ -41,42 +46,71 @@ final class DetailFiles: @unchecked Sendable {
         appNames = scan.appNames
     }
 
-    deinit { rmdir(directory) }
+    deinit {
+        // Scratch files an assembly did not reach (it failed) go too.
+        for (kind, _, _) in Self.outputs {
+            for plan in plans.indices { for device in deviceNames.indices { unlink(path(kind, plan: plan, device: device)) } }
+        }
+        rmdir(directory)
+    }
 
     private func path(_ kind: String, plan: Int, device: Int) -> String { "\(directory)/\(kind)-\(plan)-\(device).csv" }
 
     /// A recorder for one (policy run, device); called from the device's worker thread.
     func recorder(plan: Int, device: Int) -> ReplayRecorder? {
-        guard let launches = try? FileSink(path: path("l", plan: plan, device: device)),
-              let fetches = try? FileSink(path: path("f", plan: plan, device: device)),
-              let decisions = try? FileSink(path: path("d", plan: plan, device: device)),
-              let plansMade = try? FileSink(path: path("p", plan: plan, device: device)) else { return nil }
+        var sinks: [FileSink] = []
+        for kind in ["l", "f", "d", "p"] {
+            let part = path(kind, plan: plan, device: device)
+            do { sinks.append(try FileSink(path: part)) } catch {
+                noteFailure(.output(path: part, reason: "cannot create a --detail scratch file (\(error.problem.message)); set TMPDIR to a folder with room"))
+                return nil
+            }
+        }
         let p = plans[plan]
         let prefix = CSVField.escape(p.policy) + "," + MetricsTable.budget(p.budget) + "," + CSVField.escape(deviceNames[device]) + ","
-        return CSVRecorder(prefix: prefix, appNames: appNames, launches: launches, fetches: fetches, decisions: decisions, plans: plansMade)
+        return CSVRecorder(
+            prefix: prefix, appNames: appNames, launches: sinks[0], fetches: sinks[1], decisions: sinks[2], plans: sinks[3],
+            onFailure: { [weak self] sink in
+                let reason = String(cString: strerror(sink.failure ?? EIO))
+                self?.noteFailure(.output(path: sink.path, reason: "cannot write a --detail scratch file (\(reason)); set TMPDIR to a folder with room"))
+            })
     }
 
-    /// Gathers the scratch files into the three gzip outputs and removes them.
-    func assemble(into output: String) throws(EvaluationError) {
+    private func noteFailure(_ error: EvaluationError) {
+        scratchFailure.withLock { if $0 == nil { $0 = error } }
+    }
+
+    /// Gathers the scratch files into the gzip outputs and removes them. Each output is
+    /// written whole (``OutputFile``) or not at all.
+    /// - Throws: ``EvaluationError/output(path:reason:)`` naming the file when a scratch file
+    ///   could not be written or read, or an output could not be written.
+    func assemble(into output: String, protecting protected: ProtectedFiles) throws(EvaluationError) {
+        if let failure = scratchFailure.withLock({ $0 }) { throw failure }
         for (kind, name, header) in Self.outputs {
             let target = "\(output)/\(name)"
+            let file: OutputFile
+            do { file = try OutputFile(path: target, protecting: protected) } catch { throw EvaluationError(error) }
             let gz: GzipSink
-            do { gz = try GzipSink(path: target, level: 6) } catch {
+            do { gz = try GzipSink(into: file, level: 6) } catch {
                 throw .output(path: target, reason: "cannot create the file (\(error.problem.message))")
             }
             gz.write(header)
             for plan in plans.indices {
                 for device in deviceNames.indices {
                     let part = path(kind, plan: plan, device: device)
-                    try copy(part, into: gz)
+                    try Self.copy(part, into: gz)
                     unlink(part)
                 }
             }
-            guard gz.finish() else { throw .output(path: target, reason: "cannot write the file (disk full?)") }
+            gz.finish()
+            do { try file.commit() } catch { throw EvaluationError(error) }
         }
     }
 
-    private func copy(_ part: String, into gz: GzipSink) throws(EvaluationError) {
+    /// Appends a scratch file to an output, whole lines at a time.
+    /// - Throws: ``EvaluationError/output(path:reason:)`` naming the scratch file when it is
+    ///   missing or a read fails.
+    static func copy(_ part: String, into gz: GzipSink) throws(EvaluationError) {
         let fd = open(part, O_RDONLY)
         guard fd >= 0 else { throw .output(path: part, reason: "a --detail scratch file is missing") }
         defer { close(fd) }
@@ -85,7 +119,11 @@ final class DetailFiles: @unchecked Sendable {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+            if n < 0 {
+                // A failed read is not the end of the file: the output would lack its rows.
+                throw .output(path: part, reason: "cannot read a --detail scratch file (\(String(cString: strerror(errno))))")
+            }
+            if n == 0 { break }
             carry.append(contentsOf: buffer[0..<n])
             // Write whole lines only, so no UTF-8 sequence is cut.
             if let last = carry.lastIndex(of: 0x0A) {
@@ -105,8 +143,13 @@ final class CSVRecorder: ReplayRecorder {
     private let fetches: FileSink
     private let decisions: FileSink
     private let plans: FileSink
+    private let onFailure: (FileSink) -> Void
 
-    init(prefix: String, appNames: [String], launches: FileSink, fetches: FileSink, decisions: FileSink, plans: FileSink) {
+    init(
+        prefix: String, appNames: [String], launches: FileSink, fetches: FileSink, decisions: FileSink, plans: FileSink,
+        onFailure: @escaping (FileSink) -> Void
+    ) {
+        self.onFailure = onFailure
         self.prefix = prefix
         self.appNames = appNames
         self.launches = launches
@@ -159,9 +202,6 @@ final class CSVRecorder: ReplayRecorder {
     }
 
     func finish() {
-        launches.flush()
-        fetches.flush()
-        decisions.flush()
-        plans.flush()
+        for sink in [launches, fetches, decisions, plans] where !sink.flush() { onFailure(sink) }
     }
 }

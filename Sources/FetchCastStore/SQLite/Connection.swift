@@ -8,14 +8,22 @@ final class Connection {
     let handle: OpaquePointer
 
     /// Opens (and, when `create` is true, creates) a database file.
+    /// - Parameters:
+    ///   - immutable: With `readOnly`, opens it as `immutable=1`: no locks, no `-shm` file
+    ///     (for a file in a read-only folder, which nothing can change meanwhile).
     /// - Throws: ``StoreError`` when SQLite cannot open it.
-    init(path: String, create: Bool, readOnly: Bool = false) throws(StoreError) {
+    init(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) throws(StoreError) {
         self.path = path
         var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if readOnly && immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -23,6 +31,20 @@ final class Connection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// A path as the path of a `file:` URI: `%`, `?` and `#` escaped.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for c in path {
+            switch c {
+            case "%": out += "%25"
+            case "?": out += "%3f"
+            case "#": out += "%23"
+            default: out.append(c)
+            }
+        }
+        return out
     }
 
     deinit {

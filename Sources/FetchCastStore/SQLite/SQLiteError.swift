@@ -48,6 +48,10 @@ extension StoreError {
         }
     }
 
+    /// Whether SQLite refused a write because the store was opened read-only
+    /// (`SQLITE_READONLY`: ``Store/Access``, a file or folder without write permission).
+    package var isReadOnly: Bool { result == .readOnly }
+
     /// A value read back from the store that this build does not know (a newer or damaged
     /// store): names the table, the row and the value.
     static func unknownValue(path: String, table: String, row: Int64, column: String, value: Int64) -> StoreError {

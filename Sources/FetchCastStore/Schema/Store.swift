@@ -14,6 +14,9 @@ public final class Store {
     public let path: String
     /// The connection.
     let connection: Connection
+    /// Whether the store was opened read-only (``Store/Access``): every write fails with
+    /// `SQLITE_READONLY`.
+    public let isReadOnly: Bool
 
     /// The default path, `./fetchcast.sqlite`.
     public static let defaultPath = "fetchcast.sqlite"
@@ -27,6 +30,7 @@ public final class Store {
     /// - Throws: ``StoreError`` when the file is not a FetchCast store or is newer than this build.
     public init(path: String, create: Bool = true) throws(StoreError) {
         self.path = path
+        isReadOnly = false
         if !create && access(path, F_OK) != 0 {
             // A brand-new store reads as empty: open a private in-memory one.
             connection = try Connection(path: ":memory:", create: true)
@@ -49,9 +53,16 @@ public final class Store {
         }
     }
 
+    /// A store on a connection opened read-only (``init(path:access:)``).
+    init(path: String, readOnlyConnection: Connection) {
+        self.path = path
+        connection = readOnlyConnection
+        isReadOnly = true
+    }
+
     /// Throws when the file is not an SQLite database, or is one with tables but no FetchCast
     /// schema version. Reads only.
-    private static func refuseForeignDatabase(_ c: Connection, path: String) throws(StoreError) {
+    static func refuseForeignDatabase(_ c: Connection, path: String) throws(StoreError) {
         do throws(StoreError) {
             // One statement, so both numbers come from one snapshot: read apart, a store that
             // another process is creating at this moment could show its tables but not yet

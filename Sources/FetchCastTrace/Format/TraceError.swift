@@ -118,7 +118,7 @@ extension TraceError.Problem {
         case .badJSON(let detail):
             return "\(detail) (expected one flat JSON object per line with keys time, device, app, event)"
         case .outOfOrder(let device, let previous, let current):
-            return "events of device '\(device)' go back in time from \(previous) to \(current) (expected each device's events in time order; sort the trace by time)"
+            return "events of device '\(device)' go back in time from \(previous) to \(current) (expected each device's events in time order when a file is replayed; sort the trace by time, or `fetchcast ingest` it, which takes any order, and run `fetchcast evaluate --db`)"
         case .stateSetsNothing:
             return "the state row sets none of network, power, battery, low_power (expected at least one of them on a state event, or another event)"
         case .carriageReturnLineEnds:

@@ -10,7 +10,10 @@ public final class FileSink: TextOutputStream {
     /// The path, or `-` for standard output.
     public let path: String
     private let fd: Int32
-    private let owns: Bool
+    private var owns: Bool
+    /// Whether ``closeFile(keep:)`` closed the descriptor (later bytes are dropped: the number may
+    /// name another file by then).
+    private var closed = false
     private var buffer: [UInt8] = []
     private let limit: Int
     /// Whether a write failed; `errno` of the failure (EPIPE for a closed pipe).
@@ -28,7 +31,16 @@ public final class FileSink: TextOutputStream {
         self.limit = limit
     }
 
-    /// Creates (truncates) a file for writing; `-` is standard output.
+    /// Writes to a descriptor it owns and closes (``OutputFile``'s temporary file).
+    init(owning fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        owns = true
+        limit = 1 << 16
+    }
+
+    /// Creates (truncates) a file for writing; `-` is standard output. For scratch files only:
+    /// outputs a user names go through ``OutputFile``, which never truncates one in place.
     /// - Throws: ``TraceError`` with `.cannotWrite` when the file cannot be created.
     public init(path: String) throws(TraceError) {
         self.path = path
@@ -49,7 +61,7 @@ public final class FileSink: TextOutputStream {
 
     deinit {
         flush()
-        if owns { close(fd) }
+        closeDescriptor()
     }
 
     /// Writes a string.
@@ -68,6 +80,7 @@ public final class FileSink: TextOutputStream {
     @discardableResult
     public func flush() -> Bool {
         if failure != nil { buffer.removeAll(); return false }
+        if closed { buffer.removeAll(); return true }  // an output already committed or dropped
         var offset = 0
         while offset < buffer.count {
             let n = buffer.withUnsafeBytes { raw in
@@ -86,6 +99,38 @@ public final class FileSink: TextOutputStream {
         }
         buffer.removeAll(keepingCapacity: true)
         return failure == nil
+    }
+
+    /// Flushes, syncs the file to the disk (a regular file) and closes it; with `keep` false,
+    /// only closes it (an output being dropped).
+    /// - Returns: `errno` of the first failure, `nil` when every byte reached the file.
+    @discardableResult
+    func closeFile(keep: Bool = true) -> Int32? {
+        guard keep else {
+            buffer.removeAll()
+            closeDescriptor()
+            return nil
+        }
+        flush()
+        if let failure { closeDescriptor(); return failure }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, fsync(fd) != 0 {
+            failure = errno
+        }
+        if !closeDescriptor(), failure == nil { failure = errno }
+        return failure
+    }
+
+    @discardableResult
+    private func closeDescriptor() -> Bool {
+        guard owns else { return true }
+        owns = false
+        closed = true
+        #if canImport(Glibc)
+        return Glibc.close(fd) == 0
+        #else
+        return Darwin.close(fd) == 0
+        #endif
     }
 
     /// Whether the stream is a terminal.

@@ -10,9 +10,19 @@ public final class GzipSink: TextOutputStream {
     private let outputSize = 1 << 16
     private var finished = false
 
-    /// Creates a compressed file (level 1–9, default 6 like `gzip`).
-    public init(path: String, level: Int32 = 6) throws(TraceError) {
-        sink = try FileSink(path: path)
+    /// Creates a compressed file (level 1–9, default 6 like `gzip`), truncating it: for scratch
+    /// files; outputs a user names go through ``init(into:level:)``.
+    public convenience init(path: String, level: Int32 = 6) throws(TraceError) {
+        try self.init(sink: try FileSink(path: path), path: path, level: level)
+    }
+
+    /// Compresses into an output file (commit it after ``finish()``).
+    public convenience init(into file: OutputFile, level: Int32 = 6) throws(TraceError) {
+        try self.init(sink: file.sink, path: file.path, level: level)
+    }
+
+    private init(sink: FileSink, path: String, level: Int32) throws(TraceError) {
+        self.sink = sink
         output = UnsafeMutablePointer<UInt8>.allocate(capacity: outputSize)
         guard fetchcast_deflateInit2(&stream, level, 15 + 16) == Z_OK else {
             output.deallocate()

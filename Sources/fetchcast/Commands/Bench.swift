@@ -2,6 +2,7 @@ import ArgumentParser
 import FetchCastBench
 import FetchCastStore
 import FetchCastTrace
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -55,8 +56,11 @@ extension FetchCast {
         @Option(help: "Runs per size; the fastest pair is reported.")
         var repeats: Int = 3
 
-        @Option(help: ArgumentHelp("Scratch directory (default: a new one under /tmp).", valueName: "dir"))
+        @Option(help: ArgumentHelp("Scratch directory, kept after the run (default: a new one under $TMPDIR, else /tmp, removed after the run unless --keep).", valueName: "dir"))
         var workDir: String?
+
+        @Flag(help: "Keep the scratch directory made without --work-dir (traces and stores; `bench serve` leaves about 2 GB) for inspection.")
+        var keep = false
 
         @Option(help: ArgumentHelp("The trace for `bench predict` and `bench serve` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
         var trace: String?
@@ -83,20 +87,35 @@ extension FetchCast {
             guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1.") }
         }
 
+        /// The trace `bench predict` and `bench serve` read.
+        var tracePath: String { trace ?? "Data/ubiqlog-sample.csv.gz" }
+
         func run() throws {
             var err = FileSink.standardError()
+            if target == "predict", access(tracePath, R_OK) != 0 {
+                let hint = trace == nil ? " (the default, relative to a FetchCast clone)" : ""
+                throw FetchCast.fail("\(tracePath): cannot read the trace for `bench predict`\(hint); pass --trace FILE")
+            }
             var dir = workDir ?? ""
             if dir.isEmpty {
-                var template = Array("/tmp/fetchcast-bench-XXXXXX".utf8CString)
-                guard let made = mkdtemp(&template) else { throw FetchCast.fail("cannot create a scratch directory under /tmp") }
+                var base = "/tmp"
+                if let t = getenv("TMPDIR"), t.pointee != 0 { base = String(cString: t) }
+                var template = Array("\(base)/fetchcast-bench-XXXXXX".utf8CString)
+                guard let made = mkdtemp(&template) else {
+                    throw FetchCast.fail("cannot create a scratch directory under \(base) (set TMPDIR or pass --work-dir)")
+                }
                 dir = String(cString: made)
             } else {
                 mkdir(dir, 0o755)
             }
+            // A scratch directory of its own goes when the run ends, whatever the outcome.
+            let scratch = dir
+            defer {
+                if workDir == nil && !keep { try? FileManager.default.removeItem(atPath: scratch) }
+            }
             let sizes = sizeList.split(separator: ",").compactMap { Int($0) }
             if target == "predict" {
                 try runPredict(directory: dir, log: &err)
-                if workDir == nil { rmdir(dir) }
                 return
             }
             if target == "serve" {
@@ -104,7 +123,6 @@ extension FetchCast {
                 return
             }
             if target == "sha256" {
-                if workDir == nil { rmdir(dir) }
                 let r: SHA256Benchmark.Result
                 do { r = try SHA256Benchmark.run(megabytes: 256, repeats: repeats) } catch { throw FetchCast.fail("\(error)") }
                 var out = FileSink.standardOutput()
@@ -118,7 +136,6 @@ extension FetchCast {
                 return
             }
             if target == "model" {
-                if workDir == nil { rmdir(dir) }
                 let results = ModelUpdateBenchmark.run(checkpoints: [1_000_000, 10_000_000], log: &err)
                 var out = FileSink.standardOutput()
                 let table = [["events", "ns_per_event"]] + results.map { [String($0.events), CSVField.fixed($0.nanosPerEvent, decimals: 0)] }
@@ -137,7 +154,6 @@ extension FetchCast {
             }
             if target == "replay" {
                 try runReplay(sizes: sizes, directory: dir, log: &err)
-                if workDir == nil { rmdir(dir) }
                 return
             }
             let results: [IngestBenchmark.Row]
@@ -147,7 +163,6 @@ extension FetchCast {
             } catch {
                 throw FetchCast.fail("\(error)")
             }
-            if workDir == nil { rmdir(dir) }
             var out = FileSink.standardOutput()
             let table = [["rows", "gz_MiB", "zcat_s", "sqlite3_import_s", "fetchcast_s", "speedup_vs_sqlite3", "fetchcast_Mrows_s", "fetchcast_peak_MiB"]]
                 + results.map { r in
@@ -162,10 +177,9 @@ extension FetchCast {
         }
 
         private func runPredict(directory: String, log: inout FileSink) throws {
-            let path = trace ?? "Data/ubiqlog-sample.csv.gz"
             let r: PredictBenchmark.Result
             do {
-                r = try PredictBenchmark.run(trace: path, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
+                r = try PredictBenchmark.run(trace: tracePath, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
             } catch {
                 throw FetchCast.fail("\(error)")
             }
@@ -186,8 +200,7 @@ extension FetchCast {
 
         private func runServe(rows: Int, directory: String, log: inout FileSink) throws {
             var options = ServeBenchmark.Options()
-            let path = trace ?? "Data/ubiqlog-sample.csv.gz"
-            options.trace = access(path, R_OK) == 0 ? path : nil
+            options.trace = access(tracePath, R_OK) == 0 ? tracePath : nil
             options.fleetDevices = devices
             options.fleetRows = rows
             options.clients = clients
@@ -224,7 +237,8 @@ extension FetchCast {
             let floorMicros = 1e6 * Double(r.inProcessThreads) / max(r.healthzRequestsPerSecond, 1e-9)
             log.write("a plan takes \(CSVField.fixed(planMicros, decimals: 0)) µs of the machine in process, \(CSVField.fixed(httpMicros, decimals: 0)) µs over HTTP, GET /healthz \(CSVField.fixed(floorMicros, decimals: 0)) µs), ")
             log.write("p99 \(ms(r.p99)) ms (target 10 ms: \(verdict(r.p99 <= 0.010)) it; \(ms(r.warmP99)) ms warm, \(r.warmDevices) devices asked again; \(ms(r.liveP99)) ms while rows of other devices are posted), ")
-            log.write("POST \(CSVField.fixed(r.ingestRatio, decimals: 2))x the events/s of fetchcast ingest (target 0.7x: \(verdict(r.ingestRatio >= 0.7)) it); scratch files in \(directory)\n")
+            log.write("POST \(CSVField.fixed(r.ingestRatio, decimals: 2))x the events/s of fetchcast ingest (target 0.7x: \(verdict(r.ingestRatio >= 0.7)) it)\n")
+            log.write(workDir == nil && !keep ? "scratch files removed (--keep keeps them)\n" : "scratch files in \(directory)\n")
             try FetchCast.finish(out)
         }
 

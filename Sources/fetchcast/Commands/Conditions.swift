@@ -27,7 +27,7 @@ extension FetchCast.Conditions {
         @Argument(help: ArgumentHelp("The launch trace (CSV or JSON Lines, gzip or plain; - for stdin).", valueName: "trace"))
         var trace: String
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz).", valueName: "file"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz). An existing file is replaced once the output is complete (else it is left as it was); the input trace itself is refused.", valueName: "file"))
         var out = "-"
 
         @Option(help: "The generator's seed.")
@@ -100,19 +100,19 @@ extension FetchCast.Conditions {
         func run() throws {
             var err = FileSink.standardError()
             let summary: ConditionOverlay.Summary
+            var file = try FetchCast.output(out, protecting: ProtectedFiles(inputs: [trace]))
             do {
                 if out.hasSuffix(".gz") {
-                    var sink = try GzipSink(path: out)
+                    var sink = try GzipSink(into: file)
                     summary = try ConditionOverlay.overlay(input: trace, to: &sink, options: options)
-                    guard sink.finish() else { throw FetchCast.fail("\(out): cannot write the file") }
+                    sink.finish()
                 } else {
-                    var sink = out == "-" ? FileSink.standardOutput() : try FileSink(path: out)
-                    summary = try ConditionOverlay.overlay(input: trace, to: &sink, options: options)
-                    try FetchCast.finish(sink)
+                    summary = try ConditionOverlay.overlay(input: trace, to: &file, options: options)
                 }
-            } catch let error as TraceError {
-                throw FetchCast.fail(error.description)
+            } catch {
+                throw FetchCast.fail("\(error)")
             }
+            try FetchCast.finish(file)
             print("\(out): \(summary.events) events and \(summary.states) state rows for \(summary.devices) devices (seed \(seed))", to: &err)
         }
     }

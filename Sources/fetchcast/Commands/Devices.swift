@@ -26,7 +26,7 @@ extension FetchCast {
         }
 
         func run() throws {
-            let s = try store.open(create: false)
+            let s = try store.open(.read)
             let devices: [DeviceSummary]
             do { devices = try s.devices(top: top) } catch { throw FetchCast.fail(error.description) }
             if devices.isEmpty {

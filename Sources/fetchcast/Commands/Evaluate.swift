@@ -69,7 +69,7 @@ extension FetchCast {
         @Flag(help: "Also write one row per scored launch, per fetch, per fetch the learned policy weighed and per fetch in each plan `planned` asked for (launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz); slower.")
         var detail = false
 
-        @Option(help: ArgumentHelp("Output directory (created if missing; outputs there are replaced).", valueName: "dir"))
+        @Option(help: ArgumentHelp("Output directory (created if missing). Outputs there are replaced, each once it is written whole; an output that would replace the store or an input is refused before the replay.", valueName: "dir"))
         var out: String
 
         @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
@@ -162,7 +162,7 @@ extension FetchCast {
                 options.energy = try EnergyProfile.load(energy)
                 options.constraints = try conditions.load()
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
-                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(create: false)) : .files(traces)
+                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(.read)) : .files(traces)
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
                 var population: PopulationSample?
@@ -177,8 +177,11 @@ extension FetchCast {
                         traces: priorFrom, sha256: pooled.sha256, devices: only, pooledDevices: pooled.prior.devices)
                 }
                 let registry = PolicyRegistry.standard(population: population, planning: options.planning)
+                // Besides the traces and the store (which the evaluator protects), what was read.
+                let read = [devices, priorDevices, conditions.constraints, energy].compactMap { $0 }
                 evaluation = try Evaluator.run(
-                    input, options: options, registry: registry, outputDirectory: out, toolVersion: FetchCast.version,
+                    input, options: options, registry: registry, outputDirectory: out,
+                    protecting: ProtectedFiles(inputs: read), toolVersion: FetchCast.version,
                     progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : logProgress ? { line in
                         let now = ProcessInfo.processInfo.systemUptime
                         guard now - logged >= 10 else { return }

@@ -45,7 +45,7 @@ extension FetchCast {
         @Option(parsing: .unconditional, help: "predictions: fetches per device per local day, 1 to 1440 (the cap is its whole part).")
         var budget: Double = 24
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout).", valueName: "file"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout). An existing file is replaced once the export is complete (else it is left as it was); the store itself is refused.", valueName: "file"))
         var output = "-"
 
         @Option(help: "Output format: csv or json (JSON Lines).")
@@ -68,16 +68,11 @@ extension FetchCast {
         }
 
         func run() throws {
-            let s = try store.open(create: false)
+            var out = try FetchCast.output(output, protecting: ProtectedFiles(store: store.path))
+            let s = try store.open(.readSavingWhenWritable)
             let request = ExportRequest(
                 kind: kind, device: device, app: app, from: from.flatMap(Timestamp.parseArgument),
                 to: to.flatMap(Timestamp.parseArgument), topApps: topApps, budget: budget, format: format)
-            var out: FileSink
-            do {
-                out = output == "-" ? FileSink.standardOutput() : try FileSink(path: output)
-            } catch {
-                throw FetchCast.fail("\(error)")
-            }
             do {
                 try Exporter.export(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
             } catch {

@@ -13,7 +13,7 @@ extension FetchCast {
         var format: OutputFormat = .table
 
         func run() throws {
-            let s = try store.open(create: false)
+            let s = try store.open(.read)
             let files: [StoredFile]
             do { files = try s.files() } catch { throw FetchCast.fail(error.description) }
             var out = FileSink.standardOutput()

@@ -28,7 +28,7 @@ extension FetchCast {
         @Flag(help: "Ingest the valid rows and write each rejected row, with its reason, to the rejects file.")
         var skipInvalid = false
 
-        @Option(help: ArgumentHelp("Where --skip-invalid writes rejected rows as CSV (file,line,column,reason,text).", valueName: "path"))
+        @Option(help: ArgumentHelp("Where --skip-invalid writes rejected rows as CSV (file,line,column,reason,text). An existing file is replaced when the ingest ends; the store and the inputs are refused.", valueName: "path"))
         var rejects = "fetchcast-rejects.csv"
 
         @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
@@ -56,7 +56,11 @@ extension FetchCast {
             // A store this ingest creates is removed again when nothing could be added to it.
             let storeExisted = access(store.path, F_OK) == 0
             var err = FileSink.standardError()
-            let outcome = try ingestFiles(into: try store.open(create: true), err: &err)
+            // Checked before the store is opened (or created): the rejects file may not be the
+            // store, nor a trace being read.
+            let rejectFile = skipInvalid
+                ? try FetchCast.output(rejects, protecting: ProtectedFiles(store: store.path, inputs: files)) : nil
+            let outcome = try ingestFiles(into: try store.open(create: true), rejects: rejectFile, err: &err)
             // The store is closed here (`ingestFiles` held the only reference).
             if !storeExisted && !outcome.failures.isEmpty && outcome.storeIsEmpty {
                 for suffix in ["", "-wal", "-shm", "-journal"] { unlink(store.path + suffix) }
@@ -72,18 +76,10 @@ extension FetchCast {
             var storeIsEmpty: Bool
         }
 
-        private func ingestFiles(into s: Store, err: inout FileSink) throws -> Outcome {
+        private func ingestFiles(into s: Store, rejects rejectSink: OutputFile?, err: inout FileSink) throws -> Outcome {
             let progress = ProgressLine(enabled: !quiet && err.isTerminal)
-            var rejectSink: FileSink?
             var rejectsWritten = 0
-            if skipInvalid {
-                do {
-                    rejectSink = try FileSink(path: rejects)
-                    rejectSink?.write("file,line,column,reason,text\n")
-                } catch {
-                    throw FetchCast.fail(error.description)
-                }
-            }
+            rejectSink?.write("file,line,column,reason,text\n")
             let options = Ingestor.Options(
                 trace: TraceOptions(defaultUTCOffsetSeconds: utcOffset.flatMap(Timestamp.parseOffset) ?? 0),
                 skipInvalid: skipInvalid,
@@ -134,7 +130,13 @@ extension FetchCast {
                 }
                 break
             }
-            rejectSink?.flush()
+            if let rejectSink {
+                do { try rejectSink.commit() } catch {
+                    // The events are ingested; the report of the rows left out is not written.
+                    print("error: \(error)", to: &err)
+                    failures.append(IngestFailure(file: rejects, error: error.description))
+                }
+            }
             let added = results.filter { $0.status == .ingested }
             let total = added.reduce(Int64(0)) { $0 + $1.events }
             if format == .json {

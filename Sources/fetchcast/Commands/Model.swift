@@ -19,7 +19,7 @@ extension FetchCast {
         var app: String?
 
         func run() throws {
-            let s = try store.open(create: false)
+            let s = try store.open(.readSavingWhenWritable)
             var out = FileSink.standardOutput()
             do {
                 let repository = ModelRepository(store: s)

@@ -63,7 +63,7 @@ extension FetchCast {
         }
 
         func run() throws {
-            let s = try store.open(create: false)
+            let s = try store.open(.readSavingWhenWritable)
             let constraints = try conditions.load()
             var predictions: [Prediction] = []
             do {

@@ -8,7 +8,7 @@ extension FetchCast {
             abstract: "Summarise the store: devices, apps, events by kind, time span, days with launches.",
             discussion: """
                 Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store \
-                that does not exist yet reports zeros. "Days with launches (device-days)" counts the \
+                path that does not exist is an error (`fetchcast ingest` creates the store). "Days with launches (device-days)" counts the \
                 distinct (device, local calendar day) pairs with at least one launch; evaluate's \
                 device_days is another measure: each device's span from its first to its last \
                 launch in days (quiet days inside it whole, its first and last day in part), summed \
@@ -21,7 +21,7 @@ extension FetchCast {
         var format: OutputFormat = .table
 
         func run() throws {
-            let s = try store.open(create: false)
+            let s = try store.open(.read)
             let stats: StoreStats
             do { stats = try s.stats() } catch { throw FetchCast.fail(error.description) }
             var out = FileSink.standardOutput()
