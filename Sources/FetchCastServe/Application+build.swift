@@ -64,7 +64,8 @@ public func buildApplication(
 
     let v1Read = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .read)), prefix: "/v1", table: table)
     DevicesController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
-    PlansController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
+    PlansController(service: service, pools: pools, now: configuration.now, maxPastDevices: configuration.maxPastPlanDevices)
+        .addRoutes(to: v1Read)
 
     let warmup = SchedulerWarmup(
         service: service, enabled: configuration.warmsSchedulers,

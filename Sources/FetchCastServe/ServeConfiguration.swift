@@ -26,6 +26,10 @@ public struct ServeConfiguration: Sendable {
     public var maxEvents: Int64 = 1_000_000
     /// A connection with no request in flight and no bytes for this long is closed.
     public var idleTimeout: Duration = .seconds(60)
+    /// The most devices `GET /v1/plans` plans from a time before their last event (each one's
+    /// history is replayed: tens of milliseconds a device); a window in the past of more
+    /// devices is a `400` saying how to ask.
+    public var maxPastPlanDevices: Int64 = 256
     /// Threads that plan at once (each with its own SQLite reader).
     public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest: beside the store (the same disk, and

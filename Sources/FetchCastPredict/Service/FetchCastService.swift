@@ -246,6 +246,13 @@ package final class FetchCastService: Sendable {
         try withReader { try $0.store.deviceSummaries(after: after, limit: limit) }
     }
 
+    /// How many devices have an event after `time` (Unix seconds): those a plan from `time`
+    /// replays from the start of their history instead of going on from a saved scheduler.
+    /// - Complexity: one pass over the store's per-file counts.
+    package func devicesWithEvents(after time: Double) throws -> Int64 {
+        try withReader { try $0.store.devicesWithEvents(after: Int64((time * 1_000_000).rounded(.down))) }
+    }
+
     /// What `fetchcast model --device D [--app A]` shows, as a value.
     /// - Throws: ``ServiceError/unknownDevice(_:)`` or ``ServiceError/unknownApp(_:)``.
     package func model(device: String, app: String?) throws -> ModelDocument {

@@ -141,6 +141,28 @@ struct LimitAndStatusTests {
         }
     }
 
+    // MARK: Plans of the past (#17)
+
+    @Test func aSweepOfThePastForManyDevicesIsRefusedSayingHowToAsk() async throws {
+        let fixture = try ServeFixture()
+        var configuration = try fixture.configuration()
+        configuration.maxPastPlanDevices = 2
+        let (app, _) = try buildApplication(configuration: configuration)
+        try await app.test(.router) { client in
+            #expect(try await post(client, ByteBuffer(string: ServeFixture.trace(devices: ["a", "b", "c"]))).status == .ok)
+            let read = ServeFixture.bearer(ServeFixture.readToken)
+            // Before every device's last event (2013-11-24): 3 histories to replay, over the limit of 2.
+            let past = try await client.execute(uri: "/v1/plans?from=2013-11-20T12:00:00Z&to=2013-11-20T13:00:00Z", method: .get, headers: read)
+            #expect(past.status == .badRequest)
+            let message = try past.json(ErrorBody.self).error
+            #expect(message.contains("3 devices") && message.contains("at most 2") && message.contains("/v1/devices/{device}/plan?at="), "\(message)")
+            // After them: planned from the saved schedulers, answered.
+            let from = Int(ServeFixture.now) + 86_400
+            let future = try await client.execute(uri: "/v1/plans?from=\(from)&to=\(from + 3600)", method: .get, headers: read)
+            #expect(future.status == .ok)
+        }
+    }
+
     // MARK: Query, auth and body rules (#24)
 
     @Test(arguments: ["at=2013-11-20T08:00:00", "at=2013-11-20T08:00:00.5", "count=2&count=3", "at=2013-11-20&at=2013-11-21"])
