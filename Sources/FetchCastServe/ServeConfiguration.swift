@@ -30,6 +30,11 @@ public struct ServeConfiguration: Sendable {
     /// history is replayed: tens of milliseconds a device); a window in the past of more
     /// devices is a `400` saying how to ask.
     public var maxPastPlanDevices: Int64 = 256
+    /// How long a read (a plan, a model, a page of devices, a batch of a sweep) may wait for a
+    /// reader thread: one that waited longer is not run, and the request is answered `503`
+    /// with `Retry-After` (its client has likely given up; running it would only make the
+    /// requests behind it wait longer).
+    public var readQueueDeadline: Duration = .seconds(30)
     /// Threads that plan at once (each with its own SQLite reader).
     public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest: beside the store (the same disk, and

@@ -17,7 +17,7 @@ struct SpoolTests {
         // Another store's spool and an unrelated file in the same directory stay.
         let other = try Spool(directory: fixture.directory, store: fixture.directory + "/other.sqlite")
         let unrelated = fixture.directory + "/fetchcast.sqlite-body-notes.txt"
-        FileManager.default.createFile(atPath: unrelated, contents: Data())
+        _ = FileManager.default.createFile(atPath: unrelated, contents: Data())
         _ = try buildApplication(configuration: try fixture.configuration())
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(FileManager.default.fileExists(atPath: other.path))
