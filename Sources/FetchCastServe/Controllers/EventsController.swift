@@ -57,7 +57,7 @@ struct EventsController {
             case .decodedTooLarge(let limit):
                 throw APIError(.contentTooLarge, "the body is longer than the server's --max-decoded-body of \(limit) bytes once decompressed; split the trace")
             case .tooManyEvents(let limit):
-                throw APIError(.contentTooLarge, "the body holds more than the server's --max-events of \(limit) rows; split the trace", line: error.line)
+                throw APIError(.contentTooLarge, "the body holds more than the server's --max-events of \(limit) rows (blank lines count); split the trace", line: error.line)
             default:
                 throw APIError(.badRequest, error.problem.message, line: error.line, column: error.column)
             }

@@ -58,7 +58,8 @@ public struct TraceOptions: Sendable, Hashable {
     /// The most bytes read after gzip decompression (`nil`: no limit), blank lines included:
     /// a few megabytes of gzip can hold gigabytes.
     public var maxDecodedBytes: Int64?
-    /// The most rows (events, valid or not) read (`nil`: no limit).
+    /// The most rows (events, valid or not, and blank lines) read after the header (`nil`: no
+    /// limit).
     public var maxEvents: Int64?
 
     /// Creates options.

@@ -32,7 +32,7 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case lineTooLong(limit: Int)
         /// The input holds more than `limit` bytes once decompressed (``TraceOptions/maxDecodedBytes``).
         case decodedTooLarge(limit: Int64)
-        /// The input holds more than `limit` rows (``TraceOptions/maxEvents``).
+        /// The input holds more than `limit` rows, blank lines included (``TraceOptions/maxEvents``).
         case tooManyEvents(limit: Int64)
         /// A device or app id longer than ``TraceLimits/maxIDBytes``.
         case idTooLong(column: String, bytes: Int, limit: Int)
@@ -94,7 +94,7 @@ extension TraceError.Problem {
         case .decodedTooLarge(let limit):
             return "the trace is longer than \(limit) bytes once decompressed (split it into smaller traces)"
         case .tooManyEvents(let limit):
-            return "the trace holds more than \(Plural.count(limit, "row")) (split it into smaller traces)"
+            return "the trace holds more than \(Plural.count(limit, "row")), blank lines included (split it into smaller traces)"
         case .idTooLong(let column, let bytes, let limit):
             return "the \(column) id is \(bytes) bytes long (expected at most \(limit) bytes of UTF-8, the limit of the store's ids)"
         case .missingColumn(let name):

@@ -286,12 +286,13 @@ package final class TraceReader {
         var added = 0
         while added < maxCount {
             guard let (record, recordLine) = try nextRecord() else { return added > 0 }
-            if record.count == 0 { continue }
+            // Blank lines count: a body of nothing but line breaks must not hold the reader.
             rowsRead += 1
             if let limit = options.maxEvents, rowsRead > limit {
                 // Not a bad row: the input as a whole is too long (never skipped).
                 throw error(.tooManyEvents(limit: limit), line: recordLine, column: 1)
             }
+            if record.count == 0 { continue }
             do throws(TraceError) {
                 try checkUTF8(record, line: recordLine)
                 let event: EncodedEvent

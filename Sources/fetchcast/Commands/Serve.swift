@@ -32,7 +32,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("The largest request body once decompressed (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
         var maxDecodedBody = "256MiB"
 
-        @Option(help: ArgumentHelp("The most rows a request body may hold (413 beyond).", valueName: "n"))
+        @Option(help: ArgumentHelp("The most rows (lines, blank ones included) a request body may hold (413 beyond).", valueName: "n"))
         var maxEvents = 1_000_000
 
         @Flag(help: "Serve without tokens: every request may do everything (numeric loopback addresses only: 127.0.0.0/8, ::1).")
