@@ -17,6 +17,7 @@ cleanup() { [[ -n "$server" ]] && kill "$server" 2>/dev/null && wait "$server" 2
 trap cleanup EXIT
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "schemathesis admin $(printf %s "$token" | sha256sum | cut -d' ' -f1)" > "$work/tokens"
+chmod 600 "$work/tokens"  # the server refuses a tokens file others may write
 "$bin" serve --db "$work/store.sqlite" --port 0 --tokens "$work/tokens" 2> "$work/serve.err" &
 server=$!
 port=""

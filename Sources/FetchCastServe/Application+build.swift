@@ -38,14 +38,18 @@ public func buildApplication(
     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> (application: some ApplicationProtocol, routes: RouteTable) {
     let service = try FetchCastService(path: configuration.databasePath, now: configuration.now)
-    let pools = BlockingPools(readThreads: configuration.readThreads)
+    let pools = BlockingPools(readThreads: configuration.readThreads, queueDeadline: configuration.readQueueDeadline)
     let registry = ServeMetrics.registry
     let table = RouteTable()
 
-    let router = Router(context: ServeRequestContext.self)
+    // A server killed during a POST left its spool: nothing will read it.
+    Spool.removeStale(directory: configuration.spoolDirectory, store: configuration.databasePath)
+
+    // HEAD is answered like GET, without the body (health checks use it).
+    let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: ErrorMiddleware(routes: table))
     router.add(middleware: TokenAuthenticator(tokens: configuration.tokens))
 
     let operations = OperationsController(
@@ -60,7 +64,8 @@ public func buildApplication(
 
     let v1Read = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .read)), prefix: "/v1", table: table)
     DevicesController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
-    PlansController(service: service, pools: pools, now: configuration.now).addRoutes(to: v1Read)
+    PlansController(service: service, pools: pools, now: configuration.now, maxPastDevices: configuration.maxPastPlanDevices)
+        .addRoutes(to: v1Read)
 
     let warmup = SchedulerWarmup(
         service: service, enabled: configuration.warmsSchedulers,
@@ -70,16 +75,18 @@ public func buildApplication(
         logger: logger)
     let v1Ingest = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .ingest)), prefix: "/v1", table: table)
     EventsController(
-        service: service, pools: pools, maxBody: configuration.maxBody, spoolDirectory: configuration.spoolDirectory,
+        service: service, pools: pools, maxBody: configuration.maxBody, maxDecodedBody: configuration.maxDecodedBody,
+        maxEvents: configuration.maxEvents, spoolDirectory: configuration.spoolDirectory, store: configuration.databasePath,
         eventsIngested: registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events")),
         folds: FoldScheduler(), warmup: warmup
     ).addRoutes(to: v1Ingest)
 
     var http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ExpectContinueHandler()],
+        additionalChannelHandlers: [ExpectContinueHandler(maxBody: configuration.maxBody), HeadTooLargeHandler()],
         idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
-    // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields).
+    // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields);
+    // beyond, HeadTooLargeHandler answers 431.
     http1.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
     let app = Application(
         router: router,

@@ -1,6 +1,12 @@
 import FetchCastStore
 import Hummingbird
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What `fetchcast serve` was asked for.
 public struct ServeConfiguration: Sendable {
     /// The store file.
@@ -12,14 +18,28 @@ public struct ServeConfiguration: Sendable {
     /// The bearer tokens; `nil` serves without authentication (only with `--insecure-no-auth`
     /// on a loopback address: the CLI checks).
     public var tokens: TokenTable?
-    /// The largest request body, in bytes (`413` beyond).
+    /// The largest request body, in bytes as sent (gzip counts compressed; `413` beyond).
     public var maxBody: Int = 64 << 20
+    /// The most bytes a request body may hold once decompressed (`413` beyond).
+    public var maxDecodedBody: Int64 = 256 << 20
+    /// The most rows a request body may hold (`413` beyond).
+    public var maxEvents: Int64 = 1_000_000
     /// A connection with no request in flight and no bytes for this long is closed.
     public var idleTimeout: Duration = .seconds(60)
+    /// The most devices `GET /v1/plans` plans from a time before their last event (each one's
+    /// history is replayed: tens of milliseconds a device); a window in the past of more
+    /// devices is a `400` saying how to ask.
+    public var maxPastPlanDevices: Int64 = 256
+    /// How long a read (a plan, a model, a page of devices, a batch of a sweep) may wait for a
+    /// reader thread: one that waited longer is not run, and the request is answered `503`
+    /// with `Retry-After` (its client has likely given up; running it would only make the
+    /// requests behind it wait longer).
+    public var readQueueDeadline: Duration = .seconds(30)
     /// Threads that plan at once (each with its own SQLite reader).
     public var readThreads: Int = 2
-    /// Where request bodies are spooled before ingest.
-    public var spoolDirectory: String = "/tmp"
+    /// Where request bodies are spooled before ingest: beside the store (the same disk, and
+    /// cleaned at start of the spools a killed server left, see ``Spool``).
+    public var spoolDirectory: String
     /// Whether every device's caught-up scheduler is kept saved in the store in the background
     /// (first plans then restore one row instead of replaying a history; the store grows by
     /// a saved scheduler per device).
@@ -30,10 +50,30 @@ public struct ServeConfiguration: Sendable {
     /// Creates a configuration with the defaults of `fetchcast serve`.
     public init(databasePath: String) {
         self.databasePath = databasePath
+        spoolDirectory = Self.directory(of: databasePath)
     }
 
-    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    /// The directory holding `path` (`.` for a bare file name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Whether `host` is a numeric loopback address, the one the server will bind: an IPv4
+    /// address in 127.0.0.0/8 or the IPv6 `::1` (with or without brackets). Names, `localhost`
+    /// included, are not: what a name resolves to is not known here (`127.evil.example` is a
+    /// name anyone may point anywhere).
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+        }
+        var bare = Substring(host)
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, String(bare), &v6) == 1 else { return false }
+        var loopback = in6_addr()
+        _ = inet_pton(AF_INET6, "::1", &loopback)
+        return withUnsafeBytes(of: v6) { a in withUnsafeBytes(of: loopback) { b in a.elementsEqual(b) } }
     }
 }

@@ -74,17 +74,22 @@ package final class FetchCastService: Sendable {
 
     /// Ingests a trace file (CSV or JSON Lines, gzip or plain) in one durable transaction, the
     /// way `fetchcast ingest` does; bytes ingested before add nothing.
+    /// A body without a row (a header only) adds nothing: no event and no file record.
     /// - Parameters:
     ///   - file: The trace on disk.
     ///   - name: The name the store records for it (`fetchcast files` lists it).
+    ///   - trace: How it is read, with its limits (decompressed bytes, rows): beyond them the
+    ///     ingest throws ``TraceError`` and stores nothing.
     /// - Throws: ``TraceError`` for bad input, with `file` set to `name` (nothing is stored);
     ///   ``StoreError`` when the store fails.
     /// - Complexity: O(rows); ingests run one at a time.
-    package func ingest(file: String, name: String) throws -> IngestOutcome {
+    package func ingest(file: String, name: String, trace: TraceOptions = TraceOptions()) throws -> IngestOutcome {
         try writer.withLock { writer in
             // Never start an ingest while the model is behind (see the type's discussion).
             _ = try writer.repository.refresh(devices: [])
-            let ingestor = Ingestor(store: writer.store, options: Ingestor.Options(now: now))
+            var options = Ingestor.Options(trace: trace, now: now)
+            options.recordsEmptyFiles = false
+            let ingestor = Ingestor(store: writer.store, options: options)
             do {
                 let result = try ingestor.ingest(path: file, name: name)
                 return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested, file: result.sha256)
@@ -239,6 +244,13 @@ package final class FetchCastService: Sendable {
     /// One page of devices in name order, after `after`.
     package func devices(after: String?, limit: Int) throws -> [DeviceListing] {
         try withReader { try $0.store.deviceSummaries(after: after, limit: limit) }
+    }
+
+    /// How many devices have an event after `time` (Unix seconds): those a plan from `time`
+    /// replays from the start of their history instead of going on from a saved scheduler.
+    /// - Complexity: one pass over the store's per-file counts.
+    package func devicesWithEvents(after time: Double) throws -> Int64 {
+        try withReader { try $0.store.devicesWithEvents(after: Int64((time * 1_000_000).rounded(.down))) }
     }
 
     /// What `fetchcast model --device D [--app A]` shows, as a value.

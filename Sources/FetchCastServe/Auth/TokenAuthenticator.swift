@@ -9,8 +9,18 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
 
     func authenticate(request: Request, context: Context) async throws -> TokenIdentity? {
         guard let tokens else { return TokenIdentity(name: "anonymous", scope: .admin) }
-        guard let bearer = request.headers.bearer else { return nil }
-        return tokens.identity(of: bearer.token)
+        guard let token = Self.bearerToken(request.headers[.authorization]) else { return nil }
+        return tokens.identity(of: token)
+    }
+
+    /// The token of `Authorization: Bearer TOKEN`; the scheme is case-insensitive (RFC 9110
+    /// §11.1: `bearer` and `BEARER` are `Bearer`), the token is taken as sent.
+    static func bearerToken(_ authorization: String?) -> String? {
+        guard let authorization, let space = authorization.firstIndex(of: " "),
+              authorization[..<space].lowercased() == "bearer"
+        else { return nil }
+        let token = authorization[authorization.index(after: space)...].drop(while: { $0 == " " })
+        return token.isEmpty ? nil : String(token)
     }
 }
 

@@ -9,6 +9,8 @@ struct DevicesController {
     let service: FetchCastService
     let pools: BlockingPools
     let now: @Sendable () -> Double
+    /// One read per device at a time (``DeviceGate``).
+    let gate = DeviceGate()
 
     func addRoutes(to group: RecordedGroup) {
         group.get("devices", use: list)
@@ -58,7 +60,7 @@ struct DevicesController {
             device: device, app: try query.text("app"), at: at, notBefore: try query.time("not_before"),
             count: try query.integer("count", in: Limits.count) ?? 10, budget: try query.number("budget", in: Limits.budget) ?? 24)
         let service = self.service
-        let fetches = try await Self.answer { try await pools.read { try service.plan(planRequest) } }
+        let fetches = try await gate.run(device) { try await Self.answer { try await pools.read { try service.plan(planRequest) } } }
         return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches))
     }
 
@@ -67,7 +69,8 @@ struct DevicesController {
         let device = try Query.pathID("device", context: context)
         let app = try Query(request: request, now: now).text("app")
         let service = self.service
-        return try JSONResponse.make(try await Self.answer { try await pools.read { try service.model(device: device, app: app) } })
+        let document = try await gate.run(device) { try await Self.answer { try await pools.read { try service.model(device: device, app: app) } } }
+        return try JSONResponse.make(document)
     }
 
     /// Maps the service's errors to statuses: an unknown device or app is a `404`.

@@ -1,4 +1,5 @@
 import FetchCastPredict
+import FetchCastStore
 import FetchCastTrace
 import Hummingbird
 import Prometheus
@@ -9,7 +10,12 @@ struct EventsController {
     let service: FetchCastService
     let pools: BlockingPools
     let maxBody: Int
+    /// Limits on the body once decompressed: bytes and rows (`413` beyond).
+    let maxDecodedBody: Int64
+    let maxEvents: Int64
     let spoolDirectory: String
+    /// The store file (spools are named after it).
+    let store: String
     let eventsIngested: Prometheus.Counter
     let folds: FoldScheduler
     let warmup: SchedulerWarmup
@@ -19,7 +25,9 @@ struct EventsController {
     }
 
     /// Spools the body (at most `maxBody` bytes, else `413` and nothing stored) to a temporary
-    /// file, then ingests it on the writer thread; answers only after the commit.
+    /// file beside the store, then ingests it on the writer thread (at most `maxDecodedBody`
+    /// bytes once decompressed and `maxEvents` rows, else `413` and nothing stored); answers
+    /// only after the commit. A full disk is a `507`.
     @Sendable func ingest(request: Request, context: Context) async throws -> Response {
         if let encoding = request.headers[.contentEncoding], !["gzip", "identity", "x-gzip"].contains(encoding.lowercased()) {
             throw APIError(.unsupportedMediaType, "Content-Encoding \(encoding) is not supported (send gzip or plain bytes)")
@@ -27,7 +35,8 @@ struct EventsController {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBody {
             throw APIError(.contentTooLarge, "the body has \(length) bytes, more than the server's --max-body of \(maxBody) bytes; split the trace")
         }
-        let spool = try await pools.read { try Spool(directory: spoolDirectory) }
+        let spoolDirectory = self.spoolDirectory, store = self.store
+        let spool = try await pools.read { try Spool(directory: spoolDirectory, store: store) }
         defer { spool.remove() }
         var total = 0
         for try await buffer in request.body {
@@ -40,10 +49,20 @@ struct EventsController {
         let service = self.service
         let name = "POST /v1/events (\(context.identity?.name ?? "anonymous"))"
         let outcome: FetchCastService.IngestOutcome
+        let trace = TraceOptions(maxDecodedBytes: maxDecodedBody, maxEvents: maxEvents)
         do {
-            outcome = try await pools.write { try service.ingest(file: spool.path, name: name) }
+            outcome = try await pools.write { try service.ingest(file: spool.path, name: name, trace: trace) }
         } catch let error as TraceError {
-            throw APIError(.badRequest, error.problem.message, line: error.line, column: error.column)
+            switch error.problem {
+            case .decodedTooLarge(let limit):
+                throw APIError(.contentTooLarge, "the body is longer than the server's --max-decoded-body of \(limit) bytes once decompressed; split the trace")
+            case .tooManyEvents(let limit):
+                throw APIError(.contentTooLarge, "the body holds more than the server's --max-events of \(limit) rows (blank lines count); split the trace", line: error.line)
+            default:
+                throw APIError(.badRequest, error.problem.message, line: error.line, column: error.column)
+            }
+        } catch let error as StoreError where error.isFull {
+            throw APIError(.insufficientStorage, "the store's disk is full; nothing of this request was stored (try again once space is freed)")
         }
         eventsIngested.increment(by: Int64(outcome.events))
         if outcome.events > 0 {

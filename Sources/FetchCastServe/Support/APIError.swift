@@ -36,3 +36,11 @@ struct APIError: HTTPResponseError, Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
+
+extension HTTPResponse.Status {
+    /// `507`: the server's disk is full (RFC 4918), so the request could not be stored.
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+    /// `499` (nginx's): the client closed the connection before the answer; only counted in
+    /// `/metrics`, never sent.
+    static let clientClosedRequest = HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
+}

@@ -14,16 +14,32 @@ struct Query {
         self.now = now
     }
 
+    /// The one value of `name`, or `nil`; a parameter given twice is a `400` (which one was
+    /// meant is not known).
+    private func value(_ name: String) throws -> Substring? {
+        let values = parameters[values: name[...]]
+        guard values.count <= 1 else {
+            throw APIError(.badRequest, "\(name) is given \(values.count) times; give it once")
+        }
+        return values.first
+    }
+
     /// A text parameter (percent-decoded), checked like an id.
     func text(_ name: String) throws -> String? {
-        guard let value = parameters[name[...]] else { return nil }
+        guard let value = try value(name) else { return nil }
         return try Self.checkedID(String(value), parameter: name)
     }
 
-    /// A time: ISO 8601 with offset, a date, Unix seconds, or `now`.
+    /// A time: ISO 8601 with offset, a date, Unix seconds, or `now`. A date and time without
+    /// a UTC offset is a `400`, as such a row of a trace is refused.
     func time(_ name: String) throws -> Double? {
-        guard let value = parameters[name[...]] else { return nil }
+        guard let value = try value(name) else { return nil }
         if value == "now" { return now() }
+        if value.count > 10, value.utf8.dropFirst(4).first == UInt8(ascii: "-"),
+           !value.dropFirst(19).contains(where: { $0 == "Z" || $0 == "z" || $0 == "+" || $0 == "-" })
+        {
+            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' has no UTC offset; add one (2013-11-20T08:00:00Z or 2013-11-20T08:00:00+01:00)")
+        }
         guard let t = Timestamp.parseArgument(String(value)) else {
             throw APIError(.badRequest, "\(name) '\(value.prefix(64))' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date, Unix seconds or now")
         }
@@ -33,7 +49,7 @@ struct Query {
     /// An integer in `range` (``Limits`` has the ranges `fetchcast` checks its flags against:
     /// the same words refuse the same values).
     func integer(_ name: String, in range: OptionRange<Int>) throws -> Int? {
-        guard let value = parameters[name[...]] else { return nil }
+        guard let value = try value(name) else { return nil }
         guard let n = Int(value), range.contains(n) else {
             throw APIError(.badRequest, range.message(name: name, got: String(value)))
         }
@@ -42,7 +58,7 @@ struct Query {
 
     /// A number in `range` (as ``integer(_:in:)``).
     func number(_ name: String, in range: OptionRange<Double>) throws -> Double? {
-        guard let value = parameters[name[...]] else { return nil }
+        guard let value = try value(name) else { return nil }
         guard let x = Double(value), x.isFinite, range.contains(x) else {
             throw APIError(.badRequest, range.message(name: name, got: String(value)))
         }
@@ -58,11 +74,14 @@ struct Query {
         return try checkedID(decoded, parameter: name)
     }
 
-    /// Ids are any UTF-8 text up to 10 kB without control characters (a NUL would end the
-    /// text in SQLite's C API); they go to SQLite only as bound parameters.
+    /// Ids are any UTF-8 text up to ``TraceLimits/maxIDBytes`` (the limit of ingest too)
+    /// without control characters (a NUL would end the text in SQLite's C API); they go to
+    /// SQLite only as bound parameters.
     static func checkedID(_ value: String, parameter: String) throws -> String {
         guard !value.isEmpty else { throw APIError(.badRequest, "\(parameter) is empty") }
-        guard value.utf8.count <= 10_240 else { throw APIError(.badRequest, "\(parameter) is longer than 10240 bytes") }
+        guard value.utf8.count <= TraceLimits.maxIDBytes else {
+            throw APIError(.badRequest, "\(parameter) is longer than \(TraceLimits.maxIDBytes) bytes")
+        }
         guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw APIError(.badRequest, "\(parameter) contains a control character (NUL, newline, tab…)")
         }

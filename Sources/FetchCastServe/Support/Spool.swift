@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,19 +8,50 @@ import Darwin
 
 /// A request body written to a temporary file, so that the ingest reads it the way
 /// `fetchcast ingest` reads a file (hash first, then one transaction). Removed by ``remove()``.
+///
+/// Spools are named after the store they go to (`STORE-body-XXXXXX`, beside it): a server
+/// killed during a `POST` leaves its spool, and the next server on that store removes it at
+/// start (``removeStale(directory:store:)``).
 final class Spool: @unchecked Sendable {
     // Written by one task at a time: the handler awaits each write before the next.
     let path: String
     private var fd: Int32
 
-    /// Creates an empty file in `directory`.
-    init(directory: String) throws {
-        var template = Array((directory + "/fetchcast-body-XXXXXX").utf8CString)
+    /// The name prefix of the spools of the store `store` (its file name).
+    static func prefix(store: String) -> String {
+        String(store.split(separator: "/").last ?? "fetchcast") + "-body-"
+    }
+
+    /// Creates an empty file in `directory`, named after the store file `store`.
+    init(directory: String, store: String) throws {
+        var template = Array((directory + "/" + Self.prefix(store: store) + "XXXXXX").utf8CString)
         fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw APIError(.internalServerError, "cannot create a temporary file in \(directory) for the request body")
+            throw Self.failure(errno, "cannot create a temporary file in \(directory) for the request body")
         }
         path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Removes the spools of `store` left in `directory` by a server that was killed (the
+    /// store has one server at a time); returns how many.
+    @discardableResult
+    static func removeStale(directory: String, store: String) -> Int {
+        let prefix = Self.prefix(store: store)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// A full disk (`ENOSPC`, `EDQUOT`) is a `507`; anything else a `500`.
+    static func failure(_ code: Int32, _ message: String) -> APIError {
+        if code == ENOSPC || code == EDQUOT {
+            return APIError(.insufficientStorage,
+                            "\(message): the server's disk is full (\(String(cString: strerror(code)))); try again later")
+        }
+        return APIError(.internalServerError, "\(message): \(String(cString: strerror(code)))")
     }
 
     /// Appends bytes.
@@ -28,7 +61,7 @@ final class Spool: @unchecked Sendable {
             let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw APIError(.internalServerError, "cannot write the request body to a temporary file: \(String(cString: strerror(errno)))")
+                throw Self.failure(errno, "cannot write the request body to a temporary file")
             }
             offset += n
         }

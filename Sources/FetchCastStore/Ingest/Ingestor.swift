@@ -18,6 +18,10 @@ public final class Ingestor {
         public var onProgress: ((IngestProgress) -> Void)?
         /// The wall clock (Unix seconds), recorded as each file's ingest time.
         public var now: () -> Double
+        /// Whether a file without a row (a header only) is recorded in `files` (the CLI's
+        /// choice: `fetchcast files` lists what was ingested); when `false` it adds nothing and
+        /// its result says 0 events.
+        public var recordsEmptyFiles = true
 
         /// Creates options.
         public init(
@@ -239,6 +243,12 @@ public final class Ingestor {
                     .integer(fileID),
                 ])
                 try update.run()
+                if events == 0 && rejected == 0 && !options.recordsEmptyFiles {
+                    // Rolled back below: nothing to record.
+                    throw AlreadyIngested(result: FileIngestResult(
+                        path: path, sha256: hash, status: .ingested, events: 0, rejected: 0, bytes: finalBytes,
+                        seconds: WallClock.monotonic() - started, format: format?.rawValue ?? "csv", gzip: gzip))
+                }
                 if rebuildsIndex { try buildHistoryIndex() }
                 return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
                                         bytes: finalBytes, seconds: WallClock.monotonic() - started,
@@ -253,7 +263,8 @@ public final class Ingestor {
         }
     }
 
-    /// Ends the transaction without a change: the file's hash is already in the store.
+    /// Ends the transaction without a change: the file's hash is already in the store (or the
+    /// file holds no row and empty files are not recorded).
     private struct AlreadyIngested: Error {
         var result: FileIngestResult
     }

@@ -38,6 +38,16 @@ extension Store {
         return out
     }
 
+    /// How many devices have an event after `micros` (Unix microseconds, UTC): the devices a
+    /// plan from `micros` would have to replay from the start of their history.
+    /// - Complexity: one pass over the per-file counts (`file_counts`, a row per file, device,
+    ///   app and kind), not over the events.
+    package func devicesWithEvents(after micros: Int64) throws(StoreError) -> Int64 {
+        try connection.scalarInt(
+            "SELECT count(*) FROM (SELECT 1 FROM file_counts WHERE device_id IS NOT NULL GROUP BY device_id HAVING max(last_us) > ?)",
+            [.integer(micros)])
+    }
+
     /// The first page of devices (`?2`: the page's size).
     static let firstDevicePage = """
         SELECT d.name, sum(c.n), min(c.first_us), max(c.last_us)

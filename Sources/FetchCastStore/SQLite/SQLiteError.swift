@@ -37,6 +37,9 @@ extension StoreError {
     /// SQLite's primary result code, when SQLite reported one of those the store acts on.
     var result: SQLiteResult? { code.flatMap(SQLiteResult.init(code:)) }
 
+    /// Whether the disk (or the store's page limit) is full (`SQLITE_FULL`).
+    package var isFull: Bool { result == .full }
+
     /// Whether SQLite could not write: the disk or the store's page limit is full
     /// (`SQLITE_FULL`), the file or its directory is read-only (`SQLITE_READONLY`,
     /// `SQLITE_CANTOPEN`, `SQLITE_PERM`), or the write failed (`SQLITE_IOERR`). Reads may

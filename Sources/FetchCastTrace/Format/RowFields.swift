@@ -151,12 +151,16 @@ enum RowDecoder {
             kind: kind, result: result, bytes: bytes, durationMs: duration, line: line, conditions: conditions)
     }
 
-    /// Refuses an id holding a control character (U+0000–U+001F, U+007F): a NUL would cut the
-    /// id short in C APIs (two devices becoming one), and the others break terminal and CSV
-    /// output. The column points at the value (its first byte inside quotes).
+    /// Refuses an id longer than ``TraceLimits/maxIDBytes`` (the API could not ask for it) or
+    /// holding a control character (U+0000–U+001F, U+007F): a NUL would cut the id short in C
+    /// APIs (two devices becoming one), and the others break terminal and CSV output. The
+    /// column points at the value (its first byte inside quotes).
     @inline(__always)
     static func refuseControlCharacters(_ f: RowFields, _ c: TraceColumn) throws(RowProblem) {
         let b = f.bytes(c)
+        if b.count > TraceLimits.maxIDBytes {
+            throw RowProblem(column: max(f.column(c), 1), problem: .idTooLong(column: c.name, bytes: b.count, limit: TraceLimits.maxIDBytes))
+        }
         for i in 0..<b.count where b[i] < 0x20 || b[i] == 0x7F {
             throw RowProblem(column: max(f.column(c), 1), problem: .controlCharacter(
                 column: c.name, value: escapedControls(b), scalar: b[i]))

@@ -55,10 +55,25 @@ public struct TraceOptions: Sendable, Hashable {
     public var defaultUTCOffsetSeconds: Int32
     /// The longest line accepted, in bytes (default 1 MiB).
     public var maxLineBytes: Int
+    /// The most bytes read after gzip decompression (`nil`: no limit), blank lines included:
+    /// a few megabytes of gzip can hold gigabytes.
+    public var maxDecodedBytes: Int64?
+    /// The most rows (events, valid or not, and blank lines) read after the header (`nil`: no
+    /// limit).
+    public var maxEvents: Int64?
 
     /// Creates options.
-    public init(defaultUTCOffsetSeconds: Int32 = 0, maxLineBytes: Int = 1 << 20) {
+    public init(defaultUTCOffsetSeconds: Int32 = 0, maxLineBytes: Int = 1 << 20, maxDecodedBytes: Int64? = nil, maxEvents: Int64? = nil) {
         self.defaultUTCOffsetSeconds = defaultUTCOffsetSeconds
         self.maxLineBytes = maxLineBytes
+        self.maxDecodedBytes = maxDecodedBytes
+        self.maxEvents = maxEvents
     }
+}
+
+/// Limits every reader of ids shares: the trace formats and the HTTP API.
+public enum TraceLimits {
+    /// The longest device or app id, in UTF-8 bytes: one limit for ingest and for the API, so
+    /// that every stored id can be asked for.
+    public static let maxIDBytes = 10_240
 }

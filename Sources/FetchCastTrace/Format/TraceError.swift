@@ -30,6 +30,12 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         case corruptGzip(String)
         case notUTF8
         case lineTooLong(limit: Int)
+        /// The input holds more than `limit` bytes once decompressed (``TraceOptions/maxDecodedBytes``).
+        case decodedTooLarge(limit: Int64)
+        /// The input holds more than `limit` rows, blank lines included (``TraceOptions/maxEvents``).
+        case tooManyEvents(limit: Int64)
+        /// A device or app id longer than ``TraceLimits/maxIDBytes``.
+        case idTooLong(column: String, bytes: Int, limit: Int)
         case missingColumn(String)
         case unknownColumn(String)
         case duplicateColumn(String)
@@ -89,6 +95,12 @@ extension TraceError.Problem {
         case .lineTooLong(let limit):
             let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
             return "the line is longer than \(size) (expected one event per line; is this a trace file?)"
+        case .decodedTooLarge(let limit):
+            return "the trace is longer than \(limit) bytes once decompressed (split it into smaller traces)"
+        case .tooManyEvents(let limit):
+            return "the trace holds more than \(Plural.count(limit, "row")), blank lines included (split it into smaller traces)"
+        case .idTooLong(let column, let bytes, let limit):
+            return "the \(column) id is \(bytes) bytes long (expected at most \(limit) bytes of UTF-8, the limit of the store's ids)"
         case .missingColumn(let name):
             return "the header has no '\(name)' column (expected the columns time,device,app,event and optionally result,bytes,duration_ms,network,power,battery,low_power)"
         case .unknownColumn(let name):

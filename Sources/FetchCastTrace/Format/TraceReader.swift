@@ -35,6 +35,9 @@ package final class TraceReader {
     private var end = 0
     private var eof = false
     private var line: Int64 = 1
+    /// Bytes decoded so far, and rows read (against the options' limits).
+    private var decodedBytes: Int64 = 0
+    private var rowsRead: Int64 = 0
     private var headerRead = false
     /// Header position → column, for CSV.
     private var columns: [TraceColumn] = []
@@ -89,6 +92,10 @@ package final class TraceReader {
             throw withCompleteLines(error)
         }
         if n == 0 { eof = true; return false }
+        decodedBytes += Int64(n)
+        if let limit = options.maxDecodedBytes, decodedBytes > limit {
+            throw error(.decodedTooLarge(limit: limit), line: 0, column: 0)
+        }
         end += n
         return true
     }
@@ -279,6 +286,12 @@ package final class TraceReader {
         var added = 0
         while added < maxCount {
             guard let (record, recordLine) = try nextRecord() else { return added > 0 }
+            // Blank lines count: a body of nothing but line breaks must not hold the reader.
+            rowsRead += 1
+            if let limit = options.maxEvents, rowsRead > limit {
+                // Not a bad row: the input as a whole is too long (never skipped).
+                throw error(.tooManyEvents(limit: limit), line: recordLine, column: 1)
+            }
             if record.count == 0 { continue }
             do throws(TraceError) {
                 try checkUTF8(record, line: recordLine)

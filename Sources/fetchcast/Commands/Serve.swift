@@ -26,10 +26,16 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Bearer tokens: one 'NAME SCOPE SHA256-HEX' a line, SCOPE read, ingest or admin.", valueName: "file"))
         var tokens: String?
 
-        @Option(help: ArgumentHelp("The largest request body (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
+        @Option(help: ArgumentHelp("The largest request body as sent, gzip compressed or not (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
         var maxBody = "64MiB"
 
-        @Flag(help: "Serve without tokens: every request may do everything (loopback addresses only).")
+        @Option(help: ArgumentHelp("The largest request body once decompressed (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
+        var maxDecodedBody = "256MiB"
+
+        @Option(help: ArgumentHelp("The most rows (lines, blank ones included) a request body may hold (413 beyond).", valueName: "n"))
+        var maxEvents = 1_000_000
+
+        @Flag(help: "Serve without tokens: every request may do everything (numeric loopback addresses only: 127.0.0.0/8, ::1).")
         var insecureNoAuth = false
 
         @Flag(help: ArgumentHelp(
@@ -44,8 +50,12 @@ extension FetchCast {
                 throw ValidationError("--tokens and --insecure-no-auth exclude each other.")
             }
             if insecureNoAuth && !ServeConfiguration.isLoopback(host) {
-                throw ValidationError("--insecure-no-auth serves only on a loopback address (127.0.0.1, ::1, localhost), not on '\(host)'; give --tokens FILE.")
+                throw ValidationError("--insecure-no-auth serves only on a numeric loopback address (127.0.0.1, ::1; not a name, which could resolve anywhere), not on '\(host)'; give --tokens FILE.")
             }
+            guard Self.bytes(maxDecodedBody) != nil else {
+                throw ValidationError("--max-decoded-body '\(maxDecodedBody)' is not a size; write it as 1048576, 512KiB, 256MiB or 1GiB.")
+            }
+            guard maxEvents > 0 else { throw ValidationError("--max-events must be at least 1.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
             guard Self.bytes(maxBody) != nil else {
                 throw ValidationError("--max-body '\(maxBody)' is not a size; write it as 1048576, 512KiB, 64MiB or 1GiB.")
@@ -57,6 +67,8 @@ extension FetchCast {
             configuration.host = host
             configuration.port = port
             configuration.maxBody = Self.bytes(maxBody) ?? 64 << 20
+            configuration.maxDecodedBody = Int64(Self.bytes(maxDecodedBody) ?? 256 << 20)
+            configuration.maxEvents = Int64(maxEvents)
             configuration.warmsSchedulers = !noWarmUp
             if let tokens {
                 do {

@@ -1,5 +1,6 @@
 @testable import FetchCastServe
 import FetchCastTrace
+import Foundation
 import Testing
 
 struct TokenTableTests {
@@ -32,5 +33,47 @@ struct TokenTableTests {
             #expect(error.line == line)
             #expect(error.message.contains(message), "\(error.message)")
         }
+    }
+
+    @Test func crlfLineEndsAreLineEnds() throws {
+        let table = try TokenTable(parsing: ServeFixture.tokensText.replacingOccurrences(of: "\n", with: "\r\n") + "\r\n", file: "tokens")
+        #expect(table.identity(of: ServeFixture.readToken) == TokenIdentity(name: "reader", scope: .read))
+        #expect(table.identity(of: ServeFixture.adminToken) == TokenIdentity(name: "root", scope: .admin))
+    }
+
+    @Test func aDigestTwiceIsRefusedNamingBothLines() {
+        let digest = SHA256.hex(of: Array("t".utf8))
+        do {
+            _ = try TokenTable(parsing: "a read \(digest)\n# x\nb admin \(digest.uppercased())\n", file: "tokens")
+            Issue.record("accepted a digest twice")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.message.contains("line 1"), "\(error.message)")
+        }
+    }
+
+    @Test(arguments: [0o664, 0o646, 0o622])
+    func aFileOthersMayWriteIsRefused(mode: Int) throws {
+        let fixture = try ServeFixture()
+        let path = fixture.directory + "/tokens"
+        try ServeFixture.tokensText.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        #expect(try TokenTable(contentsOf: path).entries.count == 3)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        do {
+            _ = try TokenTable(contentsOf: path)
+            Issue.record("accepted mode \(String(mode, radix: 8))")
+        } catch {
+            #expect(error.message.contains("chmod go-w"), "\(error.message)")
+        }
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1", true), ("127.1.2.3", true), ("::1", true), ("[::1]", true),
+        ("127.evil.example", false), ("localhost", false), ("0.0.0.0", false), ("128.0.0.1", false), ("::", false),
+        ("127.0.0.1.nip.io", false), ("", false),
+    ])
+    func onlyNumericLoopbackAddressesAreLoopback(host: String, loopback: Bool) {
+        #expect(ServeConfiguration.isLoopback(host) == loopback)
     }
 }

@@ -105,7 +105,7 @@ struct LiveTests {
 
 /// A TCP connection to 127.0.0.1; its blocking reads run on a Dispatch thread, not on the
 /// concurrency pool that the in-process server needs.
-private final class RawSocket: @unchecked Sendable {
+final class RawSocket: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int) throws {
@@ -141,6 +141,13 @@ private final class RawSocket: @unchecked Sendable {
 
     func receive() async throws -> String {
         guard let text = try await receiveOrClosed() else { throw POSIXError(.ECONNRESET) }
+        return text
+    }
+
+    /// Everything until the server closes the connection.
+    func receiveUntilClosed() async throws -> String {
+        var text = ""
+        while let more = try await receiveOrClosed() { text += more }
         return text
     }
 

@@ -53,7 +53,7 @@ struct ServeBinaryTests {
             let fds = "/proc/\(process.processIdentifier)/fd"
             while Date() < deadline && process.isRunning {
                 for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
-                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains("fetchcast-body-") {
+                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains(".sqlite-body-") {
                         return true
                     }
                 }
@@ -96,8 +96,7 @@ struct ServeBinaryTests {
 
     @Test func servesWhatPredictPrintsAndStopsCleanlyOnSIGTERM() async throws {
         let fixture = try ServeFixture()
-        let tokens = fixture.directory + "/tokens"
-        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let tokens = try fixture.writeTokens()
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         let at = "2013-11-24T20:00:01Z"
         let port = server.port
@@ -123,8 +122,7 @@ struct ServeBinaryTests {
 
     @Test func killDashNineDuringAPostLeavesTheStoreAsBeforeOrCommitted() async throws {
         let fixture = try ServeFixture()
-        let tokens = fixture.directory + "/tokens"
-        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let tokens = try fixture.writeTokens()
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
         let rows = trace.split(separator: "\n").count - 1
@@ -148,12 +146,20 @@ struct ServeBinaryTests {
             // Killed before the commit: nothing at all; or just after it: the whole body.
             #expect((files.isEmpty && events == 0) || (files.count == 1 && events == Int64(rows)), "\(files.count) files, \(events) events")
         }
+        // The killed server's spool is beside the store (not in /tmp), and the next server on the
+        // store removes it at start.
+        func spools() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: fixture.directory).filter { $0.hasPrefix("fetchcast.sqlite-body-") }
+        }
+        if status != .ok { #expect(try spools().count == 1) }
+        let next = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
+        #expect(try spools().isEmpty)
+        #expect(next.terminate() == 0)
     }
 
     @Test func sigtermFinishesTheIngestInFlightThenExits0() async throws {
         let fixture = try ServeFixture()
-        let tokens = fixture.directory + "/tokens"
-        try ServeFixture.tokensText.write(toFile: tokens, atomically: true, encoding: .utf8)
+        let tokens = try fixture.writeTokens()
         let server = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         let trace = ServeFixture.trace(devices: (0..<600).map { "t-\($0)" }, days: 14)
         let port = server.port
@@ -204,6 +210,10 @@ struct ServeBinaryTests {
         let open = try Self.run(["serve", "--db", fixture.database, "--port", "0", "--host", "0.0.0.0", "--insecure-no-auth"])
         #expect(open.status == 64)
         #expect(open.stderr.contains("loopback"))
+        // A name that merely starts like a loopback address is a name: refused.
+        let name = try Self.run(["serve", "--db", fixture.database, "--port", "0", "--host", "127.evil.example", "--insecure-no-auth"])
+        #expect(name.status == 64)
+        #expect(name.stderr.contains("numeric loopback"), "\(name.stderr)")
     }
 
     @Test func insecureOnLoopbackServesWithoutTokens() async throws {

@@ -29,12 +29,24 @@ final class ServeFixture: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
 
+    /// Writes the tokens file (writable by its owner only, as the server asks); returns its path.
+    func writeTokens() throws -> String {
+        let path = directory + "/tokens"
+        try Self.tokensText.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
+    }
+
     /// The configuration of a test server: tokens, a 1 MiB body limit, a fixed clock.
-    func configuration(maxBody: Int = 1 << 20, now: Double = ServeFixture.now) throws -> ServeConfiguration {
+    func configuration(
+        maxBody: Int = 1 << 20, maxDecodedBody: Int64 = 256 << 20, maxEvents: Int64 = 1_000_000, now: Double = ServeFixture.now
+    ) throws -> ServeConfiguration {
         var c = ServeConfiguration(databasePath: database)
         c.port = 0
         c.tokens = try TokenTable(parsing: Self.tokensText, file: "tokens")
         c.maxBody = maxBody
+        c.maxDecodedBody = maxDecodedBody
+        c.maxEvents = maxEvents
         c.readThreads = 2
         c.spoolDirectory = directory
         // Long: a loaded test process may take a while between connecting and sending.

@@ -75,6 +75,10 @@ struct TraceErrorTests {
         BadInput("line break inside a quoted device id", header + "\(t),\"d\n1\",com.a,launch,,,\n", line: 2, column: 23, "controlCharacter", mentions: "U+000A"),
         BadInput("non-UTF-8", bytes: Array((header + "\(t),d1,ap").utf8) + [0xFF] + Array("p,launch,,,\n".utf8), line: 2, column: 27, "notUTF8", mentions: "not valid UTF-8"),
         BadInput("truncated UTF-8 sequence", bytes: Array((header + "\(t),d1,caf").utf8) + [0xC3] + Array(",launch,,,\n".utf8), line: 2, column: 28, "notUTF8", mentions: "not valid UTF-8"),
+        BadInput("device id over the limit", header + "\(t),\(String(repeating: "d", count: 10_241)),com.a,launch,,,\n", line: 2, column: 22, "idTooLong", mentions: "the device id is 10241 bytes long (expected at most 10240 bytes"),
+        BadInput("app id over the limit", header + "\(t),d1,\(String(repeating: "a", count: 10_241)),launch,,,\n", line: 2, column: 25, "idTooLong", mentions: "the app id is 10241 bytes long"),
+        BadInput("rows over the limit", header + "\(t),d1,com.a,launch,,,\n\n\(t),d1,com.a,launch,,,\n\(t),d1,com.a,launch,,,\n", line: 4, column: 1, "tooManyEvents", mentions: "more than 2 rows, blank lines included", options: TraceOptions(maxEvents: 2)),
+        BadInput("bytes over the decoded limit", header + String(repeating: "\n", count: 5000), line: 0, column: 0, "decodedTooLarge", mentions: "longer than 4096 bytes once decompressed", options: TraceOptions(maxDecodedBytes: 4096)),
         BadInput("line over the limit", header + "\(t),d1,\(String(repeating: "x", count: 100)),launch,,,\n", line: 2, column: 1, "lineTooLong", mentions: "longer than 64 bytes", options: TraceOptions(maxLineBytes: 64)),
         // The header (line 1, or later after blank lines).
         BadInput("missing column", "time,device,event\n\(t),d1,launch\n", line: 1, column: 1, "missingColumn", mentions: "the header has no 'app' column"),

@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Answers a request head over the decoder's limits (16 KiB of URL and headers, 100 fields)
+/// with `431` and a JSON error. Hummingbird's HTTP/1.1 channel
+/// answers any parse error before a request with an empty `400`; this sits after its codec and
+/// answers first, then closes its side of the connection. (The HTTP/1.1 decoder reports a long URL and long headers alike, so a
+/// 100 KB URL is a `431` too, its message naming both.) Errors during a request (a
+/// malformed chunk) go on to the route, which answers `400`.
+final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Whether no request is in flight (the next inbound part is a head).
+    private var betweenRequests = true
+    /// Whether this handler answered (the connection then only waits for the client to close).
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { betweenRequests = false }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { betweenRequests = true }
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Once answered, the decoder's later complaints about the rest of the head are moot.
+        if answered, error is HTTPParserError { return }
+        guard betweenRequests, let parse = error as? HTTPParserError, parse == .headerOverflow else {
+            return context.fireErrorCaught(error)
+        }
+        betweenRequests = false
+        answered = true
+        let body = ByteBuffer(bytes: Self.body)
+        let head = HTTPResponse(status: .requestHeaderFieldsTooLarge, headerFields: [
+            .contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close",
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        // Close only the output: a full close with the rest of a long head unread would make
+        // the kernel reset the connection, and the client would lose the answer. The client
+        // closes once it read the answer (or the idle timeout does).
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(mode: .output, promise: nil) }
+    }
+
+    private static let body = Array(
+        #"{"error":"the request's URL and headers are longer than the server's limit of 16 KiB (at most 16 KiB a field, 100 fields); send a shorter URL or fewer headers"}"#
+            .utf8)
+}
