@@ -39,6 +39,11 @@ public struct HabitOptions: Sendable, Hashable, Codable {
             return "--devices-per-archetype is \(devicesPerArchetype) (expected 1 to 10000)"
         }
         if days < 1 || days > 3660 { return "--days is \(days) (expected 1 to 3660)" }
+        let last = CivilDate.days(year: 9999, month: 12, day: 30)
+        if startDay < 1 || startDay + days - 1 > last {
+            func date(_ day: Int) -> String { String(Timestamp.format(micros: Int64(day) * 86_400_000_000, utcOffsetSeconds: 0).prefix { $0 != "T" }) }
+            return "--start \(date(startDay)) and --days \(days) run to \(date(startDay + days - 1)) (expected dates from 1970-01-02 to 9999-12-30)"
+        }
         if !(jitterMinutes >= 0 && jitterMinutes <= 240) { return "--jitter-minutes is \(jitterMinutes) (expected 0 to 240)" }
         if !(presence >= 0 && presence <= 1) { return "--presence is \(presence) (expected a probability from 0 to 1)" }
         if noiseApps < 0 || noiseApps > Self.noisePool.count {

@@ -124,6 +124,11 @@ struct HabitTraceGeneratorTests {
         #expect(throws: HabitOptionsError(message: "--presence is 1.5 (expected a probability from 0 to 1)")) {
             _ = try generate { $0.presence = 1.5 }
         }
+        #expect(throws: HabitOptionsError(message: "--start 9999-12-01 and --days 42 run to 10000-01-11 (expected dates from 1970-01-02 to 9999-12-30)")) {
+            _ = try generate { $0.startDay = CivilDate.days(year: 9999, month: 12, day: 1) }
+        }
+        #expect(throws: HabitOptionsError.self) { _ = try generate { $0.startDay = 0 } }
+        #expect(try generate { $0.startDay = CivilDate.days(year: 9999, month: 11, day: 1); $0.archetypes = [.daily0800] }.hasSuffix("9999-12-12T21:10:00+01:00,daily-0800-1,chat,launch,,,60000\n"))
         guard case .failure(let e) = HabitOptions.parseArchetypes("commuter,dayly") else { Issue.record("accepted"); return }
         #expect(e.message.hasPrefix("unknown archetype 'dayly' in --archetypes; expected some of morning-reader, commuter"))
         #expect(try HabitOptions.parseArchetypes("heavy, daily-0800,heavy").get() == [.heavy, .daily0800])
