@@ -20,7 +20,7 @@ struct FetchCast: AsyncParsableCommand {
               fetchcast devices                             # device ids, with their top apps
             """,
         version: version,
-        subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Conditions.self, Bench.self, Serve.self]
+        subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Conditions.self, Habits.self, Bench.self, Serve.self]
     )
 
     func run() throws {

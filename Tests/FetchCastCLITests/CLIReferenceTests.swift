@@ -6,7 +6,7 @@ struct CLIReferenceTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test(arguments: ["ingest", "stats", "devices", "files", "forget", "predict", "model", "evaluate", "export", "conditions", "conditions generate", "bench", "serve"])
+    @Test(arguments: ["ingest", "stats", "devices", "files", "forget", "predict", "model", "evaluate", "export", "conditions", "conditions generate", "habits", "habits generate", "bench", "serve"])
     func helpMatchesTheReference(subcommand: String) throws {
         let reference = try String(contentsOf: Self.repository.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let result = try Workspace().run(subcommand.split(separator: " ").map(String.init) + ["--help"], environment: ["COLUMNS": "100"])

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Simulates a heavy user: bursty sessions over 15 apps during waking hours.
+///
+/// Per day: wakes at 07:00 and sleeps at 23:30 (each ± a normal 30 minutes); opens a Poisson
+/// number of sessions with mean ``HabitOptions/heavyLaunchesPerDay`` / 4 at uniform times in
+/// between; a session is 1 + geometric (mean 3) launches, each app drawn by Zipf weights
+/// (1/rank: `chat` most, `games` least), the next launch 5–60 s after the previous one closed,
+/// each open a log-normal median 40 s (10 s–30 min); a session ends at midnight. So about `heavyLaunchesPerDay` launches.
+struct HeavyUserSimulator {
+    let options: HabitOptions
+
+    /// The apps by rank (Zipf weights 1/rank).
+    static let apps = [
+        "chat", "social", "browser", "mail", "video", "music", "news", "maps", "photos", "camera",
+        "messages", "calendar", "weather", "shop", "games",
+    ]
+
+    /// The device's launches over the options' span.
+    /// - Complexity: O(days × heavyLaunchesPerDay).
+    func launches(rng: inout SplitMix64) -> [HabitLaunch] {
+        var cumulative: [Double] = []
+        var total = 0.0
+        for rank in 1...Self.apps.count {
+            total += 1 / Double(rank)
+            cumulative.append(total)
+        }
+        var out: [HabitLaunch] = []
+        for d in 0..<options.days {
+            let day = options.startDay + d
+            let wake = 7 * 3600 + rng.normal() * 1800
+            let sleep = 23.5 * 3600 + rng.normal() * 1800
+            let sessions = rng.poisson(mean: options.heavyLaunchesPerDay / 4)
+            for _ in 0..<sessions {
+                var t = rng.uniform(wake, sleep)
+                let count = 1 + rng.geometric(mean: 3)
+                for _ in 0..<count where t < 86_400 {
+                    let app = Self.apps[rng.pick(cumulative: cumulative)]
+                    let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                    let second = LightUserSimulator.clamp(t)
+                    out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration))
+                    t += Double(duration) / 1000 + rng.uniform(5, 60)
+                }
+            }
+        }
+        return out
+    }
+}
