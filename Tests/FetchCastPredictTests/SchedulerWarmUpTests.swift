@@ -109,7 +109,10 @@ struct SchedulerWarmUpTests {
             let at = "2023-12-11T08:07:00+01:00"
             let plan = try warmed.plan(device, at: at)
             #expect(plan.restored, "\(device)")
-            #expect(!plan.fetches.isEmpty, "\(device)")
+            // `a` and `b` come back after 15 days without an event: their apps' silence is
+            // longer than the gaps tell, so no habit is looked ahead of until the apps are used
+            // again (docs/model.md, "Known limits"); `c` was in use.
+            if device == "c" { #expect(!plan.fetches.isEmpty, "\(device)") }
             #expect(plan.fetches == (try cold.plan(device, at: at)).fetches, "\(device)")
         }
     }

@@ -17,7 +17,8 @@ extension DeviceModel {
 
     /// The chance of a session of the outlook's app in `(t, t + τ]` that its habit gives, when
     /// the app has not been opened for ``ModelConfiguration/habitIdleHours`` and its habit log
-    /// covers at least ``ModelConfiguration/habitMinimumObservedDays`` days of use: the
+    /// speaks (at least ``ModelConfiguration/habitMinimumObservedDays`` days of use, at most
+    /// ``ModelConfiguration/habitMaximumDailySessions`` sessions a day over them): the
     /// recency-weighted share of the days counted with a session in the window
     /// (``HabitLog/window(app:start:tau:halfLifeDays:)``), with one more pseudo-day at `base` (the
     /// chance from the hour-of-week rates), times the app's activity after its present silence
@@ -25,7 +26,11 @@ extension DeviceModel {
     /// weeks knows which half hour holds the session, the gaps' bins do not.
     func habitChance(_ o: AppOutlook, at t: Double, base: Double) -> Double? {
         if let last = o.lastLaunch, t - last < configuration.habitIdleHours * 3600 { return nil }
-        guard let h = habit(app: o.app, at: t), h.allObservedDays >= configuration.habitMinimumObservedDays else { return nil }
+        guard habitLog.speaks(
+                app: o.app, minimumObservedDays: configuration.habitMinimumObservedDays,
+                maximumDailySessions: configuration.habitMaximumDailySessions),
+              let h = habit(app: o.app, at: t)
+        else { return nil }
         return (h.weightedDays + base) / (h.weightedObserved + 1) * o.activity
     }
 
@@ -36,7 +41,8 @@ extension DeviceModel {
         let offset = Double(lastOffset)
         return habitLog.nextWindow(
             app: app, after: after + offset, before: before + offset, tau: configuration.tau,
-            halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: configuration.habitMinimumDays
+            halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: configuration.habitMinimumDays,
+            minimumObservedDays: configuration.habitMinimumObservedDays, maximumDailySessions: configuration.habitMaximumDailySessions
         ).map { $0 - offset }
     }
 }

@@ -77,6 +77,17 @@ struct HabitLog: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether the log has a habit of `app` to speak of: its sessions cover at least
+    /// `minimumObservedDays` days of use, with at most `maximumDailySessions` sessions a day on
+    /// average over them. An app opened more often is used at all hours; its launches are
+    /// reacted to, and its gaps say when it comes back.
+    func speaks(app: Int32, minimumObservedDays: Int, maximumDailySessions: Double) -> Bool {
+        guard let times = sessions[app], !times.isEmpty else { return false }
+        let from = times.count >= Self.sessionCapacity ? Self.day(times[0]) : Int32.min
+        let covered = days.count(where: { $0 >= from })
+        return covered >= minimumObservedDays && Double(times.count) <= maximumDailySessions * Double(covered)
+    }
+
     /// What the log says of `app` in the local window `(start, start + tau]`.
     ///
     /// The share is the recency-weighted days of the window's kind with a session in it, plus
@@ -127,7 +138,8 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// The start (local time) of the next window of `app` after `after` and before
     /// `before` that its habit fills: on a grid of `step` seconds, the first window whose share
     /// (as ``window(app:start:tau:halfLifeDays:)`` weighs it) reaches `minimumShare`, with
-    /// sessions in it on at least `minimumDays` days, moved to the fullest window of the τ that
+    /// sessions in it on at least `minimumDays` days (none when the log has no habit to speak
+    /// of: ``speaks(app:minimumObservedDays:maximumDailySessions:)``), moved to the fullest window of the τ that
     /// follows it (the earliest of equals), so that the fetch it leads to lands within τ before
     /// the most sessions the habit holds.
     ///
@@ -137,9 +149,11 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// - Complexity: O(``sessionCapacity`` log ``sessionCapacity`` + the grid's windows).
     func nextWindow(
         app: Int32, after: Double, before: Double, tau: Double, halfLifeDays: Double, minimumShare: Double, minimumDays: Int,
-        step: Double = 300
+        minimumObservedDays: Int = 0, maximumDailySessions: Double = .infinity, step: Double = 300
     ) -> Double? {
-        guard let times = sessions[app], times.count >= minimumDays, before > after, !days.isEmpty else { return nil }
+        guard let times = sessions[app], times.count >= minimumDays, before > after, !days.isEmpty,
+              speaks(app: app, minimumObservedDays: minimumObservedDays, maximumDailySessions: maximumDailySessions)
+        else { return nil }
         let from = times.count >= Self.sessionCapacity ? Self.day(times[0]) : Int32.min
         let reference = Double(days.last!)
         func weight(_ d: Int32) -> Double { exp2(-(reference - Double(d)) / halfLifeDays) }
