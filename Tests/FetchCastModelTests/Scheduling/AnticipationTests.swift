@@ -113,6 +113,57 @@ struct AnticipationTests {
         #expect(policy.plan(from: Self.monday + 28 * 86_400 + 3 * 3600).isEmpty)
     }
 
+    @Test func aReaderWhoLeavesHomeWiFiAt0745IsFetchedOnWiFi() {
+        // news at 08:00 every day, `unmetered`; home Wi-Fi until 07:45, cellular until 18:00.
+        var configuration = SchedulerConfiguration(budget: 6)
+        let unmetered = AppConstraints(network: .unmetered)
+        configuration.constraints = SchedulerConstraints(apps: [Self.news: unmetered, Self.chat: unmetered])
+        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: configuration, prior: .none)
+        let wifi = DeviceConditions(network: .wifi, power: .battery), cellular = DeviceConditions(network: .cellular, power: .battery)
+        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = []
+        for day in 0..<28 {
+            let d = Self.monday + Double(day) * 86_400
+            timeline.append((d + 7.75 * 3600, cellular, nil))
+            timeline.append((d + 18 * 3600, wifi, nil))
+        }
+        timeline.append((Self.monday - 3600, wifi, nil))
+        for e in Self.dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
+        timeline.sort { ($0.time, $0.launch == nil ? 0 : 1) < ($1.time, $1.launch == nil ? 0 : 1) }
+        var made: [MadeFetch] = []
+        var onWiFi = true
+        var planned: [PlannedFetch] = []
+        func wake(through end: Double, inclusive: Bool) {
+            while let w = policy.nextWakeup, inclusive ? w <= end : w < end {
+                planned.removeAll()
+                policy.wake(at: w, into: &planned)
+                for p in planned {
+                    #expect(onWiFi, "a fetch the constraints refuse at \(Self.localHour(w))")
+                    made.append(MadeFetch(app: p.app, time: w))
+                    policy.didFetch(app: p.app, at: w, result: .newData)
+                }
+            }
+        }
+        for item in timeline {
+            // State rows first at an instant, then the looks at it, then its launches.
+            if let c = item.conditions {
+                wake(through: item.time, inclusive: false)
+                onWiFi = c.network == .wifi
+                policy.observeConditions(c, at: item.time, utcOffsetSeconds: Self.offset)
+            }
+            if let e = item.launch {
+                wake(through: e.time, inclusive: true)
+                policy.observe(e)
+            }
+        }
+        // From the second week on, the 08:00 launches are fresh from a fetch made on Wi-Fi (before 07:45).
+        let habit = Self.dailyReader(days: 7..<28).filter { $0.app == Self.news }
+        let fresh = habit.filter { l in
+            made.contains { $0.app == Self.news && $0.time < l.time && l.time - $0.time <= 1800 && Self.localHour($0.time) < 7.75 }
+        }
+        #expect(habit.count == 21)
+        #expect(fresh.count >= 18, "\(fresh.count) of \(habit.count) fetched on Wi-Fi before 08:00")
+    }
+
     @Test func aSavedSchedulerKeepsItsLooksAhead() throws {
         let policy = Self.follower(Self.dailyReader(days: 0..<14))
         let restored = try LearnedPolicy(restoring: try policy.savedState())
