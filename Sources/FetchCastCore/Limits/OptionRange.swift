@@ -51,6 +51,9 @@ public enum Limits {
     public static let budget = OptionRange(1.0...1440.0, reason: "fetches a day (at most one a minute)")
     /// Fetches listed per device by a plan.
     public static let count = OptionRange(1...1000)
+    /// How far ahead a plan looks, hours: an hour to a week (looks ahead of habits stop a week
+    /// after a device's last event).
+    public static let horizonHours = OptionRange(1.0...168.0, reason: "hours (an hour to a week)")
     /// Apps planned or replayed per device.
     public static let topApps = OptionRange(1...1000)
     /// Worker threads (0: every core).

@@ -56,11 +56,13 @@ struct DevicesController {
         let device = try Query.pathID("device", context: context)
         let query = Query(request: request, now: now)
         let at = try query.time("at") ?? now()
-        let planRequest = PredictionRequest(
+        var planRequest = PredictionRequest(
             device: device, app: try query.text("app"), at: at, notBefore: try query.time("not_before"),
             count: try query.integer("count", in: Limits.count) ?? 10, budget: try query.number("budget", in: Limits.budget) ?? 24)
+        planRequest.horizon = (try query.number("horizon", in: Limits.horizonHours) ?? 24) * 3600
+        let asked = planRequest
         let service = self.service
-        let fetches = try await gate.run(device) { try await Self.answer { try await pools.read { try service.plan(planRequest) } } }
+        let fetches = try await gate.run(device) { try await Self.answer { try await pools.read { try service.plan(asked) } } }
         return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches))
     }
 

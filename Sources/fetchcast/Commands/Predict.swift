@@ -39,7 +39,7 @@ extension FetchCast {
         @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000.")
         var count: Int = 10
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), more than 0 and at most 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), 1 to 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
         var horizon: Double = 24
 
         @Option(parsing: .unconditional, help: "Fetches per device per day, 1 to 1440 (the cap is its whole part).")
@@ -59,7 +59,7 @@ extension FetchCast {
             }
             try Limits.count.validate(count, flag: "--count")
             try Limits.budget.validate(budget, flag: "--budget")
-            guard horizon > 0, horizon <= 168 else { throw ValidationError("--horizon must be more than 0 and at most 168 hours (a week) (got \(horizon)).") }
+            try Limits.horizonHours.validate(horizon, flag: "--horizon")
         }
 
         func run() throws {

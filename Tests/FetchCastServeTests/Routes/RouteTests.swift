@@ -224,6 +224,7 @@ struct RouteTests {
         ("/v1/devices/dev-1/plan?budget=1e19", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got 1e19)"),
         ("/v1/devices/dev-1/plan?budget=1441", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got 1441)"),
         ("/v1/devices/dev-1/plan?count=-1", "count must be between 1 and 1000 (got -1)"),
+        ("/v1/devices/dev-1/plan?horizon=169", "horizon must be between 1 and 168, hours (an hour to a week) (got 169)"),
         ("/v1/plans?budget=inf", "budget must be between 1 and 1440, fetches a day (at most one a minute) (got inf)"),
     ])
     func aParameterOutsideItsRangeIs400InTheCLIsWords(uri: String, message: String) async throws {
