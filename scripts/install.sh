@@ -12,13 +12,16 @@ if [ -n "${FETCHCAST:-}" ]; then
   bin=$FETCHCAST  # a binary built already (the tests use this); nothing is built
 else
   scripts/setup.sh
-  echo "building fetchcast (release; the first build takes a minute or two)…" >&2
-  if ! log=$(swift build -c release --product fetchcast 2>&1); then
+  # A self-contained binary: the Swift standard library and Foundation linked in statically, so
+  # it runs where it is copied (it needs only libsqlite3, zlib and the C++ runtime, not the
+  # toolchain's folder). Built in its own folder so that it does not rebuild .build/release.
+  echo "building fetchcast (release, static Swift standard library; the first build takes several minutes)…" >&2
+  if ! log=$(swift build -c release --product fetchcast --static-swift-stdlib --scratch-path .build-static 2>&1); then
     echo "$log" >&2
     echo "error: the release build failed (see above)" >&2
     exit 1
   fi
-  bin=$(swift build -c release --show-bin-path)/fetchcast
+  bin=$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)/fetchcast
 fi
 mkdir -p "$bindir"
 install -m 0755 "$bin" "$bindir/fetchcast"
