@@ -19,8 +19,9 @@ extension LearnedPolicy {
     /// are for was opened within ``ModelConfiguration/habitIdleHours`` (its launches are being
     /// reacted to, and its habit does not speak: ``DeviceModel/habitChance(_:at:base:)``).
     mutating func lookAhead(at t: Double) -> Bool {
+        // Every look asks: nothing is allocated unless a look ahead is due.
+        guard anticipations.values.contains(where: { $0 <= t }) else { return true }
         let due = anticipations.filter { $0.value <= t }.map(\.key).sorted()
-        guard !due.isEmpty else { return true }
         let tau = model.configuration.tau
         for app in due { anticipate(app, after: t + tau, now: t) }
         let reactive = (pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
