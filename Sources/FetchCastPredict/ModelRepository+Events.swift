@@ -11,6 +11,8 @@ extension ModelRepository {
     func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ body: (EncodedEvent) throws -> Void) throws {
         let source = EventSource(try store.idOrderedScan(afterID: afterID, devices: devices), batchSize: 4096, capacity: 4)
         _ = try source.forEachBatch { batch in
+            // A request's deadline ends a long read (a past plan's refold, a backlog).
+            try WorkDeadline.checkCurrent()
             for e in batch.events { try body(e) }
         }
     }

@@ -289,7 +289,9 @@ public final class ModelRepository {
                     conditions: .unknown, limitMicros: .min, watermark: watermark, seen: false)
             }
             var told = 0
-            func tell(_ e: StoredEvent) {
+            func tell(_ e: StoredEvent) throws(WorkStopped) {
+                // A request's deadline ends a long catch-up (the cache keeps what it had).
+                if told & 4095 == 4095 { try WorkDeadline.checkCurrent() }
                 told += 1
                 state.seen = true
                 let t = Double(e.timeMicros) / 1_000_000
@@ -310,7 +312,7 @@ public final class ModelRepository {
             if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
             if !inclusive, micros == micros.rounded() {
                 try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
-                    if e.kind == .publish || e.kind == .state { tell(e) }
+                    if e.kind == .publish || e.kind == .state { try tell(e) }
                 }
             }
             return state.seen ? state.scheduler : nil

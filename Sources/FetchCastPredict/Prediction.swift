@@ -100,6 +100,7 @@ public enum Predictor {
         }
         var out: [Prediction] = []
         for device in devices {
+            try WorkDeadline.checkCurrent()
             guard var model = snapshot.models[device], let last = model.lastEventTime else { continue }
             if let at = request.at { model = try snapshot.model(of: device, before: at) ?? model }
             guard model.lastEventTime != nil else { continue }

@@ -38,7 +38,7 @@ public func buildApplication(
     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> (application: some ApplicationProtocol, routes: RouteTable) {
     let service = try FetchCastService(path: configuration.databasePath, now: configuration.now)
-    let pools = BlockingPools(readThreads: configuration.readThreads, queueDeadline: configuration.readQueueDeadline)
+    let pools = BlockingPools(readThreads: configuration.readThreads, deadline: configuration.requestDeadline)
     let registry = ServeMetrics.registry
     let table = RouteTable()
 

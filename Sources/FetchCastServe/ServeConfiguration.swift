@@ -30,11 +30,12 @@ public struct ServeConfiguration: Sendable {
     /// history is replayed: tens of milliseconds a device); a window in the past of more
     /// devices is a `400` saying how to ask.
     public var maxPastPlanDevices: Int64 = 256
-    /// How long a read (a plan, a model, a page of devices, a batch of a sweep) may wait for a
-    /// reader thread: one that waited longer is not run, and the request is answered `503`
-    /// with `Retry-After` (its client has likely given up; running it would only make the
-    /// requests behind it wait longer).
-    public var readQueueDeadline: Duration = .seconds(30)
+    /// How long a read (a plan, a model, a page of devices, a batch of a sweep) may take from
+    /// its arrival, waiting for a reader thread included. One that waited longer is not run;
+    /// one still running then is stopped at its next check (every few thousand events it
+    /// reads). Both are answered `503` with `Retry-After`: its client has likely given up, and
+    /// going on would only make the requests behind it wait longer.
+    public var requestDeadline: Duration = .seconds(10)
     /// Threads that plan at once (each with its own SQLite reader).
     public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest: beside the store (the same disk, and

@@ -60,6 +60,10 @@ public enum Limits {
     public static let threads = OptionRange(0...1024)
     /// The freshness window τ, seconds: a second to a day.
     public static let tauSeconds = OptionRange(1.0...86_400.0, reason: "seconds (1s to 1d)")
+    /// How long `serve` lets one read take, seconds: a tenth of a second to an hour.
+    public static let requestDeadlineSeconds = OptionRange(0.1...3600.0, reason: "seconds")
+    /// Devices a page of `GET /v1/plans` plans.
+    public static let planPageDevices = OptionRange(1...100_000)
     /// How often `planned` asks for a plan in a replay, seconds: from a minute (a plan a
     /// second cost ~18 minutes on the sample and tells nothing a minute does not) to a week.
     public static let replanSeconds = OptionRange(60.0...604_800.0, reason: "seconds (1m to 7d)")

@@ -156,18 +156,25 @@ package final class FetchCastService: Sendable {
     ///   - to: Only fetches before this (at most 24 hours after `from`: the planner's horizon).
     ///   - budget: Fetches per device per day.
     ///   - batchSize: Devices planned at once (memory is O(`batchSize`), not O(devices)).
+    ///   - after: Only devices whose names follow this one in byte order (a page's cursor).
+    ///   - limit: At most this many devices (a page); ``PlanSweep/nextAfter`` says where the
+    ///     next page starts when more remain.
     /// - Returns: A sweep; call ``PlanSweep/next()`` until it returns `nil`.
-    package func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256) throws -> PlanSweep {
+    package func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256, after: String? = nil, limit: Int = .max) throws
+        -> PlanSweep
+    {
         let reader = try takeReader()
         do {
             // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
             // a transport can write each batch before the next is planned: batches of ids in the
             // names' byte order (a set of names would merge canonically equivalent ids).
             let names = try reader.repository.refresh(ids: []).deviceNames
-            let ids = names.keys.sorted { ModelRepository.precedes(names[$0]!, names[$1]!) }
+            var ids = names.keys.sorted { ModelRepository.precedes(names[$0]!, names[$1]!) }
+            if let after { ids.removeAll { !ModelRepository.precedes(after, names[$0]!) } }
+            let page = ids.prefix(max(1, limit))
             return PlanSweep(
-                service: self, reader: reader, devices: ids.map { ($0, names[$0]!) }, from: from, to: to, budget: budget,
-                batchSize: max(1, batchSize))
+                service: self, reader: reader, devices: page.map { ($0, names[$0]!) }, from: from, to: to, budget: budget,
+                batchSize: max(1, batchSize), nextAfter: page.count < ids.count ? page.last.map { names[$0]! } : nil)
         } catch {
             giveBack(reader)
             throw error
@@ -185,11 +192,14 @@ package final class FetchCastService: Sendable {
         private let to: Double
         private let batchSize: Int
         private var start = 0
+        /// The last device of this page when more follow: the next page's `after`.
+        package let nextAfter: String?
 
         fileprivate init(
             service: FetchCastService, reader: Reader, devices: [(id: Int64, name: String)], from: Double, to: Double, budget: Double,
-            batchSize: Int
+            batchSize: Int, nextAfter: String?
         ) {
+            self.nextAfter = nextAfter
             self.service = service
             self.reader = reader
             self.devices = devices
@@ -226,6 +236,7 @@ package final class FetchCastService: Sendable {
             if !rest.isEmpty {
                 let snapshot = try reader.repository.refresh(ids: Set(rest))
                 for id in rest {
+                    try WorkDeadline.checkCurrent()
                     var one = request
                     one.device = snapshot.deviceNames[id]
                     plans[id] = try Predictor.predict(one, snapshot: snapshot)

@@ -1,10 +1,14 @@
 import FetchCastPredict
 import FetchCastTrace
+import HTTPTypes
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
-/// `GET /v1/plans`: every planned fetch of every device in [from, to), as JSON Lines, written
-/// a batch of 256 devices at a time (memory flat in the number of devices).
+/// `GET /v1/plans`: every planned fetch of a page of devices in [from, to), as JSON Lines,
+/// written a batch of 256 devices at a time (memory flat in the number of devices). A page
+/// holds at most `limit` devices (default 10,000); when more follow, a `Link` header with
+/// `rel="next"` gives the next page's URL (the same window, the resolved `from`).
 ///
 /// A window that starts before more than `maxPastDevices` devices' last events is refused:
 /// each such device's history would be replayed up to `from` (648 s for 10,014 devices).
@@ -27,6 +31,8 @@ struct PlansController {
             throw APIError(.badRequest, "to must be after from and at most 24 hours later (the planner's horizon)")
         }
         let budget = try query.number("budget", in: Limits.budget) ?? 24
+        let limit = try query.integer("limit", in: Limits.planPageDevices) ?? Self.defaultPage
+        let after = try query.text("after")
         let service = self.service
         let pools = self.pools
         let past = try await pools.read { try service.devicesWithEvents(after: from) }
@@ -37,10 +43,16 @@ struct PlansController {
                     + "so /v1/plans does it for at most \(maxPastDevices) devices; ask for a window that starts after the devices' last "
                     + "events (from=now, the default), or ask GET /v1/devices/{device}/plan?at=FROM for the devices you need")
         }
-        let sweep = try await pools.read { try service.sweep(from: from, to: to, budget: budget) }
-        return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
+        let sweep = try await pools.read { try service.sweep(from: from, to: to, budget: budget, after: after, limit: limit) }
+        var headers: HTTPFields = [.contentType: "application/x-ndjson"]
+        if let next = sweep.nextAfter {
+            headers[HTTPField.Name("Link")!] = "<\(Self.page(from: from, to: to, budget: budget, limit: limit, after: next))>; rel=\"next\""
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let encoder = JSONEncoder.api
-            while let batch = try await pools.read({ try sweep.next() }) {
+            // A client that went away fails a write (the loop ends there); a server that shuts
+            // down ends the stream between batches.
+            while !Task.isCancelled, !Task.isShuttingDownGracefully, let batch = try await pools.read({ try sweep.next() }) {
                 var buffer = ByteBuffer()
                 for prediction in batch {
                     buffer.writeBytes(try encoder.encode(prediction))
@@ -50,5 +62,18 @@ struct PlansController {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// Devices a page holds when `limit` is not given.
+    static let defaultPage = 10_000
+
+    /// The URL of the page after `after`: the same window, `from` as Unix seconds (so `now`
+    /// stays the instant the first page was asked about).
+    static func page(from: Double, to: Double, budget: Double, limit: Int, after: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=#;/?")
+        let cursor = after.addingPercentEncoding(withAllowedCharacters: allowed) ?? after
+        func number(_ x: Double) -> String { OptionRange<Double>.text(x) }
+        return "/v1/plans?from=\(number(from))&to=\(number(to))&budget=\(number(budget))&limit=\(limit)&after=\(cursor)"
     }
 }

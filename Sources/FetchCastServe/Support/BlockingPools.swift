@@ -1,3 +1,4 @@
+import FetchCastCore
 import Hummingbird
 import NIOPosix
 import ServiceLifecycle
@@ -7,33 +8,39 @@ import ServiceLifecycle
 final class BlockingPools: Service, Sendable {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
-    /// How long a read may wait for a thread before it is refused rather than run.
-    let queueDeadline: Duration
+    /// How long a read may take from its arrival, the wait for a thread included.
+    let deadline: Duration
 
     /// Starts the threads.
     /// - Parameters:
     ///   - readThreads: Threads that plan at once (each holds one SQLite reader).
-    ///   - queueDeadline: How long a read may wait for a thread (then `503`, not run).
-    init(readThreads: Int, queueDeadline: Duration = .seconds(30)) {
-        self.queueDeadline = queueDeadline
+    ///   - deadline: How long a read may take from its arrival (then `503`).
+    init(readThreads: Int, deadline: Duration = .seconds(10)) {
+        self.deadline = deadline
         reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
         writes = NIOThreadPool(numberOfThreads: 1)
         reads.start()
         writes.start()
     }
 
-    /// Runs a blocking read, unless it waited for a thread longer than `queueDeadline`: then
-    /// it throws a `503` with `Retry-After` without running.
+    /// Runs a blocking read under a ``WorkDeadline`` of `deadline` from now: not at all when
+    /// it waited for a thread past it, and stopped at the read's next check when it runs past
+    /// it (or when the calling task is cancelled); either way a `503` with `Retry-After`.
     func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let queued = ContinuousClock.now, deadline = queueDeadline
-        return try await reads.runIfActive {
-            let waited = ContinuousClock.now - queued
-            guard waited <= deadline else {
-                throw APIError(
-                    .serviceUnavailable, "the server is busy: this request waited \(waited.components.seconds) s for a reader thread; try again",
-                    headers: [.retryAfter: "1"])
+        let work = WorkDeadline(limit: deadline)
+        do {
+            return try await withTaskCancellationHandler {
+                try await reads.runIfActive {
+                    try WorkDeadline.$current.withValue(work) {
+                        try WorkDeadline.checkCurrent()
+                        return try body()
+                    }
+                }
+            } onCancel: {
+                work.stop()
             }
-            return try body()
+        } catch let stopped as WorkStopped {
+            throw APIError(.serviceUnavailable, Self.message(stopped), headers: [.retryAfter: "1"])
         }
     }
 
@@ -48,5 +55,22 @@ final class BlockingPools: Service, Sendable {
         try? await gracefulShutdown()
         try await reads.shutdownGracefully()
         try await writes.shutdownGracefully()
+    }
+
+    /// `limit` in seconds as a person writes them (10, 0.5).
+    static func seconds(_ limit: Duration) -> String {
+        let value = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        return OptionRange<Double>.text((value * 1000).rounded() / 1000)
+    }
+
+    /// Why a read was not answered.
+    static func message(_ stopped: WorkStopped) -> String {
+        switch stopped {
+        case .pastDeadline(let limit):
+            "the server is busy: this request was not answered within its deadline of \(seconds(limit)) s "
+                + "(serve --request-deadline) and was stopped; try again"
+        case .stopped:
+            "the server stopped this request before it was answered; try again"
+        }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FetchCastCore
 import FetchCastServe
 import FetchCastStore
 import FetchCastTrace
@@ -35,6 +36,11 @@ extension FetchCast {
         @Option(help: ArgumentHelp("The most rows (lines, blank ones included) a request body may hold (413 beyond).", valueName: "n"))
         var maxEvents = 1_000_000
 
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "How long a read (a plan, a model, a page of devices, a batch of /v1/plans) may take from its arrival, the wait for a reader thread included; past it the read is stopped and answered 503 with Retry-After.",
+            valueName: "seconds"))
+        var requestDeadline = 10.0
+
         @Flag(help: "Serve without tokens: every request may do everything (numeric loopback addresses only: 127.0.0.0/8, ::1).")
         var insecureNoAuth = false
 
@@ -55,6 +61,7 @@ extension FetchCast {
             guard Self.bytes(maxDecodedBody) != nil else {
                 throw ValidationError("--max-decoded-body '\(maxDecodedBody)' is not a size; write it as 1048576, 512KiB, 256MiB or 1GiB.")
             }
+            try Limits.requestDeadlineSeconds.validate(requestDeadline, flag: "--request-deadline")
             guard maxEvents > 0 else { throw ValidationError("--max-events must be at least 1.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
             guard Self.bytes(maxBody) != nil else {
@@ -70,6 +77,7 @@ extension FetchCast {
             configuration.maxDecodedBody = Int64(Self.bytes(maxDecodedBody) ?? 256 << 20)
             configuration.maxEvents = Int64(maxEvents)
             configuration.warmsSchedulers = !noWarmUp
+            configuration.requestDeadline = .milliseconds(Int64(requestDeadline * 1000))
             if let tokens {
                 do {
                     configuration.tokens = try TokenTable(contentsOf: tokens)

@@ -10,7 +10,7 @@ struct ReadFairnessTests {
     @Test func aReadThatWaitedPastItsDeadlineIs503AndDoesNotRun() async throws {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
-        configuration.readQueueDeadline = .zero  // every read has waited longer by the time it starts
+        configuration.requestDeadline = .zero  // every read has waited longer by the time it starts
         let (app, _) = try buildApplication(configuration: configuration)
         try await app.test(.router) { client in
             let response = try await client.execute(uri: "/v1/devices", method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
