@@ -351,18 +351,17 @@ public final class ModelRepository {
             if constantsJSON.count >= 16 { constantsJSON.removeAll() }
             constantsJSON[constants] = json
         }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ b: UInt8) { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        var hash = StableHash()
         // What failed to encode hashed nothing, as `(try? encoder.encode(…)) ?? Data()` did.
-        guard let json else { return hash }
-        for b in #"{"apps":["#.utf8 { add(b) }
+        guard let json else { return hash.value }
+        hash.add(#"{"apps":["#.utf8)
         for (i, app) in apps.enumerated() {
-            if i > 0 { add(UInt8(ascii: ",")) }
-            for b in String(app).utf8 { add(b) }
+            if i > 0 { hash.add(UInt8(ascii: ",")) }
+            hash.add(String(app).utf8)
         }
-        add(UInt8(ascii: "]"))
-        for b in json { add(b) }
-        return hash
+        hash.add(UInt8(ascii: "]"))
+        hash.add(json)
+        return hash.value
     }
 
     /// The format of a saved caught-up scheduler row: this version, the conditions, where it
@@ -610,18 +609,7 @@ public final class ModelRepository {
 
     /// ``sumsTag(_:)`` of bytes in place.
     static func sumsTag(_ raw: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(raw.count)
-        var i = 0
-        while i + 8 <= raw.count {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
-            h ^= h >> 29
-            i += 8
-        }
-        while i < raw.count {
-            h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
-            i += 1
-        }
-        return h == 0 ? 1 : h
+        StableHash.ofWords(raw)
     }
 
     /// A device's prior as saved: the key it is kept under (``priorKey(epoch:apps:)``), then the prior.

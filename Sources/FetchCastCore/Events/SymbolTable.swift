@@ -84,11 +84,7 @@ package final class SymbolTable {
 
     @inline(__always)
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01b3
-        }
+        let h = StableHash.of(bytes)
         return h ^ (h >> 29)
     }
 }

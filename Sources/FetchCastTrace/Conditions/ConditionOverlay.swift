@@ -94,11 +94,6 @@ public enum ConditionOverlay {
 
     /// FNV-1a of the id's UTF-8: the same on every platform and run (unlike `Hasher`).
     static func stableHash(_ s: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01b3
-        }
-        return h
+        StableHash.of(s.utf8)
     }
 }
