@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FetchCastCore
 import FetchCastStore
 
 /// Runs a program and measures it: wall time and the child's peak resident memory.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FetchCastCore
 import FetchCastStore
 
 /// Keeps `clients` keep-alive HTTP/1.1 connections to 127.0.0.1 busy from one thread (`poll`):

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import FetchCastCore
 import Foundation
 import FetchCastPredict
 import FetchCastStore

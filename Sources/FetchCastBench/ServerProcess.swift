@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FetchCastCore
 import FetchCastStore
 
 /// `fetchcast serve --port 0 --insecure-no-auth` as a child process, with the port it printed.

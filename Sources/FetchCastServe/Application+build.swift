@@ -43,7 +43,7 @@ public func buildApplication(
     let table = RouteTable()
 
     // A server killed during a POST left its spool: nothing will read it.
-    Spool.removeStale(directory: configuration.spoolDirectory, store: configuration.databasePath)
+    BodySpool.removeStale(directory: configuration.spoolDirectory, store: configuration.databasePath)
 
     // HEAD is answered like GET, without the body (health checks use it).
     let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)

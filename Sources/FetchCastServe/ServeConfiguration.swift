@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastStore
 import Hummingbird
 
@@ -39,7 +40,7 @@ public struct ServeConfiguration: Sendable {
     /// Threads that plan at once (each with its own SQLite reader).
     public var readThreads: Int = 2
     /// Where request bodies are spooled before ingest: beside the store (the same disk, and
-    /// cleaned at start of the spools a killed server left, see ``Spool``).
+    /// cleaned at start of the spools a killed server left, see ``BodySpool``).
     public var spoolDirectory: String
     /// Whether every device's caught-up scheduler is kept saved in the store in the background
     /// (first plans then restore one row instead of replaying a history; the store grows by

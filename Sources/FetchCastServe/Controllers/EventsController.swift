@@ -36,7 +36,7 @@ struct EventsController {
             throw APIError(.contentTooLarge, "the body has \(length) bytes, more than the server's --max-body of \(maxBody) bytes; split the trace")
         }
         let spoolDirectory = self.spoolDirectory, store = self.store
-        let spool = try await pools.read { try Spool(directory: spoolDirectory, store: store) }
+        let spool = try await pools.read { try BodySpool(directory: spoolDirectory, store: store) }
         defer { spool.remove() }
         var total = 0
         for try await buffer in request.body {

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// Adds trace files to a store, one transaction per file.

@@ -106,10 +106,10 @@ struct LimitAndStatusTests {
     }
 
     @Test func aFullDiskIs507() {
-        let spool = Spool.failure(ENOSPC, "cannot write the request body to a temporary file")
+        let spool = BodySpool.failure(ENOSPC, "cannot write the request body to a temporary file")
         #expect(spool.status.code == 507)
         #expect(spool.message.contains("disk is full"))
-        #expect(Spool.failure(EIO, "cannot write").status == .internalServerError)
+        #expect(BodySpool.failure(EIO, "cannot write").status == .internalServerError)
         // SQLite's SQLITE_FULL (13), extended codes included, is what the ingest maps to 507.
         #expect(StoreError(path: "s", message: "full", code: 13).isFull)
         #expect(StoreError(path: "s", message: "full", code: 13 | (1 << 8)).isFull)

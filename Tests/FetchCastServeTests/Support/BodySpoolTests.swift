@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-struct SpoolTests {
+struct BodySpoolTests {
     @Test func bodiesAreSpooledBesideTheStore() {
         #expect(ServeConfiguration(databasePath: "/srv/data/fetchcast.sqlite").spoolDirectory == "/srv/data")
         #expect(ServeConfiguration(databasePath: "fetchcast.sqlite").spoolDirectory == ".")
@@ -11,11 +11,11 @@ struct SpoolTests {
 
     @Test func aStartRemovesTheSpoolsAKilledServerLeft() throws {
         let fixture = try ServeFixture()
-        let stale = try Spool(directory: fixture.directory, store: fixture.database)
+        let stale = try BodySpool(directory: fixture.directory, store: fixture.database)
         #expect(FileManager.default.fileExists(atPath: stale.path))
         #expect(stale.path.hasPrefix(fixture.directory + "/fetchcast.sqlite-body-"))
         // Another store's spool and an unrelated file in the same directory stay.
-        let other = try Spool(directory: fixture.directory, store: fixture.directory + "/other.sqlite")
+        let other = try BodySpool(directory: fixture.directory, store: fixture.directory + "/other.sqlite")
         let unrelated = fixture.directory + "/fetchcast.sqlite-body-notes.txt"
         _ = FileManager.default.createFile(atPath: unrelated, contents: Data())
         _ = try buildApplication(configuration: try fixture.configuration())

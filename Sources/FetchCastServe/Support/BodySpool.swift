@@ -12,7 +12,7 @@ import Darwin
 /// Spools are named after the store they go to (`STORE-body-XXXXXX`, beside it): a server
 /// killed during a `POST` leaves its spool, and the next server on that store removes it at
 /// start (``removeStale(directory:store:)``).
-final class Spool: @unchecked Sendable {
+final class BodySpool: @unchecked Sendable {
     // Written by one task at a time: the handler awaits each write before the next.
     let path: String
     private var fd: Int32
