@@ -15,13 +15,20 @@ extension DeviceModel {
         habitLog.window(app: app, start: t + Double(lastOffset), tau: configuration.tau, halfLifeDays: configuration.halfLifeDays)
     }
 
+    /// Pseudo-days at the chance from the gaps and hours that a habit's share starts from: 4 was
+    /// best of 1, 2, 4 and 8 for the log loss of ``HabitLikelihood`` on the development trace's
+    /// training users and the archetypes of seed 1 (with 1 the habit clock's near-zero chances
+    /// away from its window made its log loss worse than the gaps' and hours' on those users;
+    /// hit rates moved by at most 0.002). docs/model.md, "How good the habit clock is".
+    static let habitPriorDays = 4.0
+
     /// The chance of a session of the outlook's app in `(t, t + τ]` that its habit gives, when
     /// the app has not been opened for ``ModelConfiguration/habitIdleHours`` and its habit log
     /// speaks (at least ``ModelConfiguration/habitMinimumObservedDays`` days of use, at most
     /// ``ModelConfiguration/habitMaximumDailySessions`` sessions a day over them): the
     /// recency-weighted share of the days counted with a session in the window
-    /// (``HabitLog/window(app:start:tau:halfLifeDays:)``), with one more pseudo-day at `base` (the
-    /// chance from the hour-of-week rates), times the app's activity after its present silence
+    /// (``HabitLog/window(app:start:tau:halfLifeDays:)``), with ``habitPriorDays`` more pseudo-days at
+    /// `base` (the chance the gaps and hours give without the habit), times the app's activity after its present silence
     /// (a habit that stopped fades as an unused app's hours do). It replaces `base`: a habit of
     /// weeks knows which half hour holds the session, the gaps' bins do not.
     func habitChance(_ o: AppOutlook, at t: Double, base: Double) -> Double? {
@@ -31,7 +38,7 @@ extension DeviceModel {
                 maximumDailySessions: configuration.habitMaximumDailySessions),
               let h = habit(app: o.app, at: t)
         else { return nil }
-        return (h.weightedDays + base) / (h.weightedObserved + 1) * o.activity
+        return (h.weightedDays + Self.habitPriorDays * base) / (h.weightedObserved + Self.habitPriorDays) * o.activity
     }
 
     /// The start (Unix seconds) of the next window of `app`'s day, after `after` and before

@@ -51,7 +51,7 @@ extension DeviceModel {
     /// hour-of-week rate scaled by the app's activity after its present silence
     /// (``AppOutlook/activity``); for an app never launched, the hour-of-week rate alone. When the
     /// app has not been opened for ``ModelConfiguration/habitIdleHours``, its habit's chance
-    /// (``habitChance(_:at:base:)``) replaces that once its log covers enough days. The uncovered share is the part of `(t, t + τ]` that a
+    /// (``habitChance(_:at:base:)``, which starts from that chance) replaces it once its log covers enough days. The uncovered share is the part of `(t, t + τ]` that a
     /// refresh at `refreshed` does not already keep fresh.
     ///
     /// - Parameters:
@@ -76,27 +76,43 @@ extension DeviceModel {
         // The return chance conditions on no launch of the app until t: known for the next τ,
         // a guess beyond it (a plan made hours ahead cannot know of launches in between).
         let known = t - o.now <= tau ? returnProbability(o, from: t, prior: prior) : nil
-        func hourly() -> Double {
-            var expected = 0.0
-            HourOfWeek.spread(from: t, to: t + tau, offset: lastOffset) { slot, seconds in
-                expected += rate(o, slot: slot, prior: prior) * seconds / 3600
-            }
-            // An app silent for days is not expected at its usual hours.
-            return (1 - exp(-expected)) * o.activity
-        }
+        func hourly() -> Double { hourlyChance(o, at: t, prior: prior) }
         var session = known ?? hourly()
         var reason = known != nil ? FetchReason.returnVisit(probability: session) : .likelyLaunch(probability: session)
         if let trigger, trigger.applies(to: o.app, at: t) {
             session = responseProbability(
                 app: o.app, at: t, after: trigger.app, triggerTime: trigger.time, now: o.now, prior: prior, liftWeight: liftWeight)
             reason = .coUsage(after: trigger.app, probability: session)
-        } else if let habit = habitChance(o, at: t, base: known == nil ? session : hourly()) {
+        } else if let habit = habitChance(o, at: t, base: session) {
             // A habit says more than the gaps and the hours when the app has been idle a while.
             session = habit
             reason = .habit(probability: habit)
         }
         let fresh = newData ?? newDataProbability(app: o.app, at: t, since: refreshed, now: o.now)
         return FetchValuation(value: session * fresh * uncovered, launchProbability: session, newDataProbability: fresh, reason: reason)
+    }
+
+    /// The chance of a session of the outlook's app in `(t, t + τ]` from its hour-of-week rates,
+    /// times its activity after its present silence.
+    func hourlyChance(_ o: AppOutlook, at t: Double, prior: DevicePrior) -> Double {
+        var expected = 0.0
+        HourOfWeek.spread(from: t, to: t + configuration.tau, offset: lastOffset) { slot, seconds in
+            expected += rate(o, slot: slot, prior: prior) * seconds / 3600
+        }
+        // An app silent for days is not expected at its usual hours.
+        return (1 - exp(-expected)) * o.activity
+    }
+
+    /// The chance of a session of `app` in `(t, t + τ]` as a look at `t` values it without a
+    /// trigger, known at `t`: from the gaps and the hours (`base`), and from the habit clock
+    /// where it replaces them (`habit`, `nil` where it does not: the app was used within
+    /// ``ModelConfiguration/habitIdleHours`` or its log does not speak). What
+    /// ``HabitLikelihood`` scores.
+    package func sessionChances(app: Int32, at t: Double, prior: DevicePrior) -> (base: Double, habit: Double?) {
+        let o = outlook(app: app, now: t, prior: prior)
+        let known = returnProbability(o, from: t, prior: prior)
+        let base = known ?? hourlyChance(o, at: t, prior: prior)
+        return (base, habitChance(o, at: t, base: base))
     }
 
     /// The latest launch, as a trigger for fetches at `t` that react to it (`nil` when it is

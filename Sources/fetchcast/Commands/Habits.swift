@@ -1,11 +1,12 @@
 import ArgumentParser
+import FetchCastReplay
 import FetchCastTrace
 
 extension FetchCast {
     struct Habits: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Seeded launch traces of regular users, to check that a scheduler anticipates habits.",
-            subcommands: [Generate.self])
+            subcommands: [Generate.self, Score.self])
     }
 }
 
@@ -104,6 +105,61 @@ extension FetchCast.Habits {
                 throw FetchCast.fail(error.message)
             }
             print("\(out): \(summary.launches) launches for \(summary.devices) devices over \(options.days) days (seed \(seed))", to: &err)
+        }
+    }
+}
+
+extension FetchCast.Habits {
+    struct Score: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Score the habit clock against the gaps and hours it replaces, on traces.",
+            discussion: """
+                Every half hour of each device's history, for every app whose habit clock speaks \
+                then (used at most twice a day over at least 7 days, idle at least 2 hours), the \
+                chance of a session in the next τ that the scheduler values a look with, from the \
+                habit clock, and the chance the gaps and hour-of-week rates give in its place; each \
+                known from the events before the half hour only, from the device's own history (no \
+                population prior). Both are scored against whether the app was launched in that \
+                window: mean log loss (nats a window) and Brier score, lower is better. Prints one \
+                row a device and one for all (tab-separated). docs/model.md has the tables.
+                """)
+
+        @Argument(help: ArgumentHelp("Trace files (CSV or JSON Lines, gzip or not), each in time order per device.", valueName: "trace"))
+        var traces: [String]
+
+        @Option(help: ArgumentHelp("Only the devices listed in this file (one id a line).", valueName: "file"))
+        var devices: String?
+
+        @Option(help: ArgumentHelp("The window τ: 30m, 1800, 1800s or 2h.", valueName: "duration"))
+        var tau = "30m"
+
+        func validate() throws {
+            guard let seconds = FetchCast.Evaluate.signedDuration(tau) else {
+                throw ValidationError("--tau '\(tau)' is not a duration; write it as 30m, 1800, 1800s or 2h.")
+            }
+            try Limits.tauSeconds.validate(seconds, flag: "--tau", got: tau)
+        }
+
+        func run() throws {
+            let ids: DeviceIDs?
+            do {
+                ids = try devices.map(EvaluationOptions.loadDeviceList)
+            } catch {
+                throw FetchCast.fail(error.description)
+            }
+            let result: (devices: [HabitScoring.DeviceScore], all: HabitScoring.DeviceScore)
+            do {
+                result = try HabitScoring.score(traces: traces, devices: ids, tau: EvaluationOptions.parseDuration(tau) ?? 1800)
+            } catch {
+                throw FetchCast.fail(error.description)
+            }
+            var out = FileSink.standardOutput()
+            out.write("device\twindows\tlaunched\tlog_loss_hours\tlog_loss_habit\tbrier_hours\tbrier_habit\n")
+            for row in result.devices + [result.all] {
+                func f(_ x: Double) -> String { String(format: "%.4f", x) }
+                out.write("\(row.device)\t\(row.windows)\t\(row.launched)\t\(f(row.logLossBase))\t\(f(row.logLossHabit))\t\(f(row.brierBase))\t\(f(row.brierHabit))\n")
+            }
+            try FetchCast.finish(out)
         }
     }
 }
