@@ -69,31 +69,39 @@ package final class FetchCastService: Sendable {
         package var events: Int64
         /// Whether these exact bytes had been ingested before (nothing was added).
         package var duplicate: Bool
+        /// Events of the body the store already held, not added (0 when they are kept, and for
+        /// a duplicate).
+        package var duplicates: Int64
         /// SHA-256 of the bytes: the file's key in the store.
         package var file: String
     }
 
     /// Ingests a trace file (CSV or JSON Lines, gzip or plain) in one durable transaction, the
-    /// way `fetchcast ingest` does; bytes ingested before add nothing.
-    /// A body without a row (a header only) adds nothing: no event and no file record.
+    /// way `fetchcast ingest` does; bytes ingested before add nothing, and rows whose events the
+    /// store already holds are skipped and counted unless `keepDuplicates`.
+    /// A body without a row (a header only) adds nothing: no event and no file record (a body
+    /// whose every event was already stored is recorded, so its bytes again are known at once).
     /// - Parameters:
     ///   - file: The trace on disk.
     ///   - name: The name the store records for it (`fetchcast files` lists it).
     ///   - trace: How it is read, with its limits (decompressed bytes, rows): beyond them the
     ///     ingest throws ``TraceError`` and stores nothing.
+    ///   - keepDuplicates: Add rows whose events the store already holds (as before they were skipped).
     /// - Throws: ``TraceError`` for bad input, with `file` set to `name` (nothing is stored);
     ///   ``StoreError`` when the store fails.
     /// - Complexity: O(rows); ingests run one at a time.
-    package func ingest(file: String, name: String, trace: TraceOptions = TraceOptions()) throws -> IngestOutcome {
+    package func ingest(file: String, name: String, trace: TraceOptions = TraceOptions(), keepDuplicates: Bool = false) throws -> IngestOutcome {
         try writer.withLock { writer in
             // Never start an ingest while the model is behind (see the type's discussion).
             _ = try writer.repository.refresh(devices: [])
             var options = Ingestor.Options(trace: trace, now: now)
             options.recordsEmptyFiles = false
+            options.keepsDuplicates = keepDuplicates
             let ingestor = Ingestor(store: writer.store, options: options)
             do {
                 let result = try ingestor.ingest(path: file, name: name)
-                return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested, file: result.sha256)
+                return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested,
+                                     duplicates: result.duplicates, file: result.sha256)
             } catch var error as TraceError {
                 error.file = name
                 throw error

@@ -27,8 +27,11 @@ struct EventsController {
     /// Spools the body (at most `maxBody` bytes, else `413` and nothing stored) to a temporary
     /// file beside the store, then ingests it on the writer thread (at most `maxDecodedBody`
     /// bytes once decompressed and `maxEvents` rows, else `413` and nothing stored); answers
-    /// only after the commit. A full disk is a `507`.
+    /// only after the commit. A full disk is a `507`. Rows whose events the store already holds
+    /// are skipped and counted (`duplicates` in the answer) unless `?duplicates=keep`.
     @Sendable func ingest(request: Request, context: Context) async throws -> Response {
+        // Checked before the body is read: a bad value stores nothing.
+        let keepDuplicates = try Query(request: request, now: { 0 }).choice("duplicates", among: ["skip", "keep"]) == "keep"
         if let encoding = request.headers[.contentEncoding], !["gzip", "identity", "x-gzip"].contains(encoding.lowercased()) {
             throw APIError(.unsupportedMediaType, "Content-Encoding \(encoding) is not supported (send gzip or plain bytes)")
         }
@@ -51,7 +54,7 @@ struct EventsController {
         let outcome: FetchCastService.IngestOutcome
         let trace = TraceOptions(maxDecodedBytes: maxDecodedBody, maxEvents: maxEvents)
         do {
-            outcome = try await pools.write { try service.ingest(file: spool.path, name: name, trace: trace) }
+            outcome = try await pools.write { try service.ingest(file: spool.path, name: name, trace: trace, keepDuplicates: keepDuplicates) }
         } catch let error as TraceError {
             switch error.problem {
             case .decodedTooLarge(let limit):

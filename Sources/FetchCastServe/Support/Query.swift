@@ -56,6 +56,15 @@ struct Query {
         return n
     }
 
+    /// One of `values` (the first is the default, named in the message).
+    func choice(_ name: String, among values: [String]) throws -> String? {
+        guard let value = try value(name) else { return nil }
+        guard values.contains(String(value)) else {
+            throw APIError(.badRequest, "\(name) '\(value.prefix(64))' is not one of \(values.joined(separator: ", ")) (default \(values[0]))")
+        }
+        return String(value)
+    }
+
     /// A number in `range` (as ``integer(_:in:)``).
     func number(_ name: String, in range: OptionRange<Double>) throws -> Double? {
         guard let value = try value(name) else { return nil }

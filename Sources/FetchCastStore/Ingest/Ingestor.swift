@@ -3,9 +3,12 @@ import FetchCastTrace
 
 /// Adds trace files to a store, one transaction per file.
 ///
-/// Lossless: every valid row becomes exactly one row of `event_log`, duplicates included.
-/// Idempotent per file: a file whose SHA-256 the store already holds adds nothing. Strict by
-/// default: the first invalid row aborts the file's transaction, so the file adds nothing.
+/// Every valid row becomes one row of `event_log`, rows repeated within the file included,
+/// except a row whose event the store already held before the file (same device, instant,
+/// UTC offset, app, kind, result, bytes, duration and conditions: ``DuplicateFilter``), which
+/// is skipped and counted unless ``Options/keepsDuplicates``. Idempotent per file: a file whose
+/// SHA-256 the store already holds adds nothing. Strict by default: the first invalid row
+/// aborts the file's transaction, so the file adds nothing.
 public final class Ingestor {
     /// Choices for an ingest.
     public struct Options {
@@ -23,6 +26,10 @@ public final class Ingestor {
         /// choice: `fetchcast files` lists what was ingested); when `false` it adds nothing and
         /// its result says 0 events.
         public var recordsEmptyFiles = true
+        /// Whether rows whose events the store already holds are added again (the behaviour
+        /// before duplicates were skipped); by default they are skipped and counted in
+        /// ``FileIngestResult/duplicates``.
+        public var keepsDuplicates = false
 
         /// Creates options.
         public init(
@@ -96,7 +103,7 @@ public final class Ingestor {
         if let size, try existingFile(sizeBytes: size) {
             let hash = try RawInput.sha256(ofFile: path)
             if try existingFile(sha256: hash) {
-                return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
+                return FileIngestResult(path: path, sha256: hash, status: .alreadyIngested, events: 0, duplicates: 0, rejected: 0,
                                         bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false)
             }
             knownHash = hash
@@ -110,12 +117,16 @@ public final class Ingestor {
             return try c.transaction(.immediate, storeError: { $0 }) { () throws -> FileIngestResult in
                 if let knownHash, try existingFile(sha256: knownHash) {
                     throw AlreadyIngested(result: FileIngestResult(
-                        path: path, sha256: knownHash, status: .alreadyIngested, events: 0, rejected: 0,
+                        path: path, sha256: knownHash, status: .alreadyIngested, events: 0, duplicates: 0, rejected: 0,
                         bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false))
                 }
+                // Rows whose events the store already holds are skipped (nil: none can be).
+                let lastIDBefore = try store.lastEventID()
+                var duplicates = options.keepsDuplicates ? nil : DuplicateFilter(connection: c, lastIDBefore: lastIDBefore)
                 // A file about as large as the store or larger goes in without the history index,
-                // which is built again, sorted, before the commit (see ``rebuildsHistoryIndex``).
-                var rebuildsIndex = try rebuildsHistoryIndex(bytes: size, gzip: reader.isGzip)
+                // which is built again, sorted, before the commit (see ``rebuildsHistoryIndex``);
+                // not while duplicates are looked for in a store with events: they are read through it.
+                var rebuildsIndex = try rebuildsHistoryIndex(bytes: size, gzip: reader.isGzip) && duplicates == nil
                 if rebuildsIndex {
                     // SQLite refuses while a statement of this connection is still reading
                     // (`SQLITE_LOCKED`); then the rows go in through the index, as for a small file.
@@ -161,7 +172,7 @@ public final class Ingestor {
                         gzip = end.isGzip
                         break receive
                     case .batch(let parsed):
-                        let batch = parsed.events, newNames = parsed.newNames, bytesRead = parsed.bytesRead
+                        let newNames = parsed.newNames, bytesRead = parsed.bytesRead
                         for r in parsed.rejects {
                             rejected += 1
                             options.onReject?(r.error, r.text)
@@ -171,6 +182,7 @@ public final class Ingestor {
                             deviceIDs.append(contentsOf: repeatElement(0, count: newNames.count))
                             appIDs.append(contentsOf: repeatElement(0, count: newNames.count))
                         }
+                        let batch = try duplicates?.newEvents(parsed.events, names: symbolNames) ?? parsed.events
                         for e in batch {
                             let deviceID: Int64?
                             if e.device == EncodedEvent.everyDevice {
@@ -217,7 +229,7 @@ public final class Ingestor {
                 let hash = knownHash ?? finalHash
                 if knownHash == nil, try existingFile(sha256: hash) {
                     throw AlreadyIngested(result: FileIngestResult(
-                        path: path, sha256: hash, status: .alreadyIngested, events: 0, rejected: 0,
+                        path: path, sha256: hash, status: .alreadyIngested, events: 0, duplicates: 0, rejected: 0,
                         bytes: finalBytes, seconds: WallClock.monotonic() - started,
                         format: format?.rawValue ?? "", gzip: gzip))
                 }
@@ -244,14 +256,16 @@ public final class Ingestor {
                     .integer(fileID),
                 ])
                 try update.run()
-                if events == 0 && rejected == 0 && !options.recordsEmptyFiles {
+                let skipped = duplicates?.skipped ?? 0
+                if events == 0 && rejected == 0 && skipped == 0 && !options.recordsEmptyFiles {
                     // Rolled back below: nothing to record.
                     throw AlreadyIngested(result: FileIngestResult(
-                        path: path, sha256: hash, status: .ingested, events: 0, rejected: 0, bytes: finalBytes,
+                        path: path, sha256: hash, status: .ingested, events: 0, duplicates: 0, rejected: 0, bytes: finalBytes,
                         seconds: WallClock.monotonic() - started, format: format?.rawValue ?? "csv", gzip: gzip))
                 }
                 if rebuildsIndex { try buildHistoryIndex() }
-                return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, rejected: rejected,
+                return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, duplicates: skipped,
+                                        rejected: rejected,
                                         bytes: finalBytes, seconds: WallClock.monotonic() - started,
                                         format: format?.rawValue ?? "csv", gzip: gzip)
             }

@@ -16,6 +16,10 @@ extension FetchCast {
                 after it are not tried unless --keep-going. A store file this ingest created is \
                 removed again when nothing could be added to it. A file \
                 whose bytes were ingested before adds nothing and is reported as already ingested. \
+                A row whose event the store already holds (the same device, time and UTC offset, \
+                app, event, result, bytes, duration_ms and, for state rows, conditions), from \
+                a reordered or gzipped copy of an ingested file say, is skipped and counted; each \
+                stored event stands for one row, so rows repeated within a file are all kept. \
                 Use - to read standard input. A one-line summary goes to stderr; --format json \
                 prints a JSON summary on stdout.
                 """)
@@ -36,6 +40,9 @@ extension FetchCast {
 
         @Option(help: "Summary format on stdout: table prints nothing on stdout; json prints a JSON object.")
         var format: OutputFormat = .table
+
+        @Flag(help: "Add rows whose events the store already holds (default: skip and count them). The check costs nothing on an empty store; on a store with events it reads the stored events of each batch's devices and time span, and a file as large as the store goes in through the (device, time) index instead of building it afresh.")
+        var keepDuplicates = false
 
         @Flag(help: "Go on past a bad file: ingest every good file, report every bad one, and exit 1 at the end if any failed. Each file still adds all of its events or none.")
         var keepGoing = false
@@ -80,7 +87,7 @@ extension FetchCast {
             let progress = ProgressLine(enabled: !quiet && err.isTerminal)
             var rejectsWritten = 0
             rejectSink?.write("file,line,column,reason,text\n")
-            let options = Ingestor.Options(
+            var options = Ingestor.Options(
                 trace: TraceOptions(defaultUTCOffsetSeconds: utcOffset.flatMap(Timestamp.parseOffset) ?? 0),
                 skipInvalid: skipInvalid,
                 onReject: { error, text in
@@ -88,6 +95,7 @@ extension FetchCast {
                     rejectSink?.write(CSVField.line([error.file, String(error.line), String(error.column), error.problem.message, text]))
                 },
                 onProgress: { p in progress.update(p) })
+            options.keepsDuplicates = keepDuplicates
             let ingestor = Ingestor(store: s, options: options)
             var results: [FileIngestResult] = []
             var failures: [IngestFailure] = []
@@ -100,10 +108,16 @@ extension FetchCast {
                     results.append(r)
                     if !quiet {
                         switch r.status {
+                        case .ingested where r.events == 0 && r.duplicates > 0:
+                            var line = "\(r.path): " + (r.duplicates == 1 ? "its 1 event is" : "all \(r.duplicates) events are")
+                                + " already in the store; nothing added (--keep-duplicates adds them)"
+                            if r.rejected > 0 { line += "; \(Plural.count(r.rejected, "rejected row")) written to \(rejects)" }
+                            print(line, to: &err)
                         case .ingested:
                             let rate = r.seconds > 0 ? Double(r.events) / r.seconds : 0
                             var line = "\(r.path): \(Plural.count(r.events, "event")) in \(CSVField.fixed(r.seconds, decimals: 2)) s (\(Self.human(rate)) events/s)"
                             if r.rejected > 0 { line += ", \(Plural.count(r.rejected, "rejected row")) written to \(rejects)" }
+                            if r.duplicates > 0 { line += "; skipped \(r.duplicates) already in the store (--keep-duplicates adds them)" }
                             print(line, to: &err)
                         case .alreadyIngested:
                             print("\(r.path): already ingested (sha256 \(r.sha256.prefix(12))…); nothing added", to: &err)
@@ -139,17 +153,20 @@ extension FetchCast {
             }
             let added = results.filter { $0.status == .ingested }
             let total = added.reduce(Int64(0)) { $0 + $1.events }
+            let skipped = added.reduce(Int64(0)) { $0 + $1.duplicates }
             if format == .json {
                 var out = FileSink.standardOutput()
                 let summary = IngestSummary(
-                    files: results, events: total, rejected: added.reduce(0) { $0 + $1.rejected },
+                    files: results, events: total, duplicates: skipped, rejected: added.reduce(0) { $0 + $1.rejected },
                     failed: failures.first?.error, failures: failures, notTried: notTried,
                     rejectsFile: skipInvalid ? rejects : nil)
                 print(JSON.encode(summary), to: &out)
                 try FetchCast.finish(out)
             }
             if !quiet && files.count > 1 && (failures.isEmpty || keepGoing) {
-                var line = "\(files.count) files: \(Plural.count(total, "event")) added, \(results.count - added.count) already ingested"
+                var line = "\(files.count) files: \(Plural.count(total, "event")) added"
+                if skipped > 0 { line += ", \(skipped) skipped as already in the store" }
+                line += ", \(results.count - added.count) already ingested"
                 if !failures.isEmpty {
                     line += ", \(failures.count) failed (\(failures.map(\.file).joined(separator: ", ")))"
                 }
@@ -172,6 +189,8 @@ struct IngestSummary: Codable {
     var schema = 1
     var files: [FileIngestResult]
     var events: Int64
+    /// Rows skipped because the store already held their events.
+    var duplicates: Int64
     var rejected: Int64
     /// The first failure's message (kept for readers of schema 1; `failures` lists them all).
     var failed: String?
@@ -182,7 +201,7 @@ struct IngestSummary: Codable {
     var rejectsFile: String?
 
     enum CodingKeys: String, CodingKey {
-        case schema, files, events, rejected, failed, failures
+        case schema, files, events, duplicates, rejected, failed, failures
         case notTried = "not_tried"
         case rejectsFile = "rejects_file"
     }

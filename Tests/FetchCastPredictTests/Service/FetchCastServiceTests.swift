@@ -45,7 +45,7 @@ struct FetchCastServiceTests {
         let service = try FetchCastService(path: f.path, now: { Self.now })
         let file = try f.trace("a.csv", devices: ["d1", "d2"])
         let first = try service.ingest(file: file, name: "batch 1")
-        #expect(first == .init(events: 60, duplicate: false, file: try RawInput.sha256(ofFile: file)))
+        #expect(first == .init(events: 60, duplicate: false, duplicates: 0, file: try RawInput.sha256(ofFile: file)))
         let again = try service.ingest(file: file, name: "batch 1 again")
         #expect(again.duplicate && again.events == 0 && again.file == first.file)
         #expect(try Store(path: f.path, create: false).files().map(\.name) == ["batch 1"])

@@ -1,0 +1,192 @@
+import FetchCastTrace
+
+/// Finds the rows of a file whose events the store already held before the file, so that an
+/// ingest adds only the others (``Ingestor/Options/keepsDuplicates`` turns it off).
+///
+/// The rule: a row is already stored when an `event_log` row that was there before this file
+/// has the same device (or, for a publish to every device, none), instant (`time_us`, to the
+/// microsecond), UTC offset, app, kind, result, bytes, duration, and, for a `state` row, the
+/// same network, power, battery and Low Power Mode. Neither the file nor the line counts. Each
+/// stored event stands for at most one row of a later file: a row repeated in the file is
+/// skipped as often as the store already holds it and added the other times, so a file read
+/// again adds nothing, and rows repeated inside one file are all kept, as before. Rows of the
+/// file being ingested never count as stored.
+///
+/// Per batch and device the store holds events of, one indexed query (the history index,
+/// (device, time)) reads the stored events between the batch's first and last instant of that
+/// device; when that range holds many more events than the batch (an unsorted file), the
+/// batch's instants are looked up one by one instead. A store without events is never read:
+/// ``init(connection:lastIDBefore:)`` returns `nil`, and a first ingest costs what it did.
+struct DuplicateFilter {
+    private let connection: Connection
+    /// Events with an id up to this one were in the store before the file.
+    private let lastIDBefore: Int64
+    /// Store ids of the file's device and app symbols looked up so far; -1 for a name the
+    /// store did not hold (none of its rows can be stored).
+    private var devices: [Int32: Int64] = [:]
+    private var apps: [Int32: Int64] = [:]
+    /// Stored events already matched by a row of this file (each matches one row).
+    private var matched: Set<Int64> = []
+    /// Rows skipped so far.
+    private(set) var skipped: Int64 = 0
+
+    /// A filter for a file ingested into a store whose events end at `lastIDBefore`; `nil` for
+    /// a store without events (nothing can be a duplicate).
+    init?(connection: Connection, lastIDBefore: Int64) {
+        guard lastIDBefore > 0 else { return nil }
+        self.connection = connection
+        self.lastIDBefore = lastIDBefore
+    }
+
+    /// The events of `batch` that the store did not hold, in their order (`batch` itself when
+    /// it holds none); adds the others to ``skipped``.
+    /// - Parameters:
+    ///   - batch: Parsed events; their symbols index `names`.
+    ///   - names: The names of the file's symbols so far.
+    /// - Complexity: O(batch + stored events read), one query per device of the batch known to
+    ///   the store (or per instant, for a device whose stored range is much larger than its rows).
+    mutating func newEvents(_ batch: [EncodedEvent], names: [String]) throws(StoreError) -> [EncodedEvent] {
+        // Rows of each device the store knows, with the device's first and last instant.
+        var groups: [Int32: (device: Int64?, first: Int64, last: Int64, rows: [Int])] = [:]
+        for (i, e) in batch.enumerated() {
+            guard let device = try storeID(ofDevice: e.device, names: names) else { continue }
+            if groups[e.device] == nil {
+                groups[e.device] = (device, e.timeMicros, e.timeMicros, [i])
+            } else {
+                groups[e.device]!.first = min(groups[e.device]!.first, e.timeMicros)
+                groups[e.device]!.last = max(groups[e.device]!.last, e.timeMicros)
+                groups[e.device]!.rows.append(i)
+            }
+        }
+        var duplicate: [Bool]?
+        for symbol in groups.keys.sorted() {
+            let group = groups[symbol]!
+            let stored = try storedEvents(device: group.device, from: group.first, to: group.last,
+                                          instants: group.rows.lazy.map { batch[$0].timeMicros }, expected: group.rows.count)
+            if stored.isEmpty { continue }
+            var remaining = stored
+            for i in group.rows {
+                let e = batch[i]
+                guard let app = try storeID(ofApp: e.app, names: names),
+                      let id = remaining[Key(e, app: app)]?.popLast() else { continue }
+                matched.insert(id)
+                if duplicate == nil { duplicate = Array(repeating: false, count: batch.count) }
+                duplicate![i] = true
+                skipped += 1
+            }
+        }
+        guard let duplicate else { return batch }
+        var kept: [EncodedEvent] = []
+        kept.reserveCapacity(batch.count)
+        for (i, e) in batch.enumerated() where !duplicate[i] { kept.append(e) }
+        return kept
+    }
+
+    /// What makes two events the same: every column of `event_log` but the id, file and line.
+    private struct Key: Hashable {
+        var time: Int64, offset: Int64, app: Int64, kind: Int64
+        var result: Int64?, bytes: Int64?, duration: Int64?
+        var network: Int64?, power: Int64?, battery: Int64?, lowPower: Int64?
+
+        /// The columns `Ingestor` writes for `e` (a `state` row: its conditions; any other:
+        /// result, bytes, duration).
+        init(_ e: EncodedEvent, app: Int64) {
+            time = e.timeMicros
+            offset = Int64(e.utcOffsetSeconds)
+            self.app = app
+            kind = Int64(e.kind.rawValue)
+            if e.kind == .state {
+                let c = e.conditions
+                network = c.network.map { Int64($0.rawValue) }
+                power = c.power.map { Int64($0.rawValue) }
+                battery = c.battery.map { Int64($0) }
+                lowPower = c.lowPower.map { $0 ? 1 : 0 }
+            } else {
+                result = e.result.map { Int64($0.rawValue) }
+                bytes = e.bytes
+                duration = e.durationMs
+            }
+        }
+
+        /// The columns of a row of ``DuplicateFilter/columns`` (after its id).
+        init(_ s: Statement) {
+            time = s.int(1)
+            offset = s.int(2)
+            app = s.int(3)
+            kind = s.int(4)
+            result = s.optionalInt(5)
+            bytes = s.optionalInt(6)
+            duration = s.optionalInt(7)
+            network = s.optionalInt(8)
+            power = s.optionalInt(9)
+            battery = s.optionalInt(10)
+            lowPower = s.optionalInt(11)
+        }
+    }
+
+    private static let columns = "id, time_us, utc_offset_s, app_id, kind, result, bytes, duration_ms, network, power, battery, low_power"
+
+    /// The stored events of `device` (before the file, not yet matched) between two instants,
+    /// by their key; when the range holds far more events than the batch's `expected` rows, those
+    /// at the batch's `instants` only.
+    private func storedEvents(
+        device: Int64?, from first: Int64, to last: Int64, instants: some Sequence<Int64>, expected: Int
+    ) throws(StoreError) -> [Key: [Int64]] {
+        var out: [Key: [Int64]] = [:]
+        let range = try connection.cached(
+            "SELECT \(Self.columns) FROM event_log WHERE device_id IS ?1 AND time_us BETWEEN ?2 AND ?3 AND id <= ?4 ORDER BY time_us DESC, id DESC")
+        defer { range.reset() }
+        try range.bind([device.map { .integer($0) } ?? .null, .integer(first), .integer(last), .integer(lastIDBefore)])
+        let limit = 4 * expected + 4096
+        var read = 0
+        while try range.step() {
+            read += 1
+            if read > limit { break }
+            let id = range.int(0)
+            if !matched.contains(id) { out[Key(range), default: []].append(id) }
+        }
+        guard read > limit else { return out }
+        // An unsorted file: the batch's rows are scattered over much of the device's history.
+        range.reset()
+        out = [:]
+        let point = try connection.cached(
+            "SELECT \(Self.columns) FROM event_log WHERE device_id IS ?1 AND time_us = ?2 AND id <= ?3 ORDER BY id DESC")
+        defer { point.reset() }
+        var seen: Set<Int64> = []
+        for instant in instants where seen.insert(instant).inserted {
+            try point.bind([device.map { .integer($0) } ?? .null, .integer(instant), .integer(lastIDBefore)])
+            while try point.step() {
+                let id = point.int(0)
+                if !matched.contains(id) { out[Key(point), default: []].append(id) }
+            }
+            point.reset()
+        }
+        return out
+    }
+
+    /// The store id of a device symbol: `.some(nil)` for every device (a publish), `nil` when
+    /// the store held no such device. Reads only (an insert would move `last_insert_rowid`,
+    /// which the ingest reads).
+    private mutating func storeID(ofDevice symbol: Int32, names: [String]) throws(StoreError) -> Int64?? {
+        if symbol == EncodedEvent.everyDevice { return .some(nil) }
+        if let known = devices[symbol] { return known < 0 ? nil : .some(known) }
+        let id = try lookUp(table: "devices", name: names[Int(symbol)]) ?? -1
+        devices[symbol] = id
+        return id < 0 ? nil : .some(id)
+    }
+
+    /// The store id of an app symbol, `nil` when the store held no such app.
+    private mutating func storeID(ofApp symbol: Int32, names: [String]) throws(StoreError) -> Int64? {
+        if let known = apps[symbol] { return known < 0 ? nil : known }
+        let id = try lookUp(table: "apps", name: names[Int(symbol)]) ?? -1
+        apps[symbol] = id
+        return id < 0 ? nil : id
+    }
+
+    private func lookUp(table: String, name: String) throws(StoreError) -> Int64? {
+        let s = try connection.cached("SELECT id FROM \(table) WHERE name = ?")
+        defer { s.reset() }
+        try s.bind([.text(name)])
+        return try s.step() ? s.int(0) : nil
+    }
+}
