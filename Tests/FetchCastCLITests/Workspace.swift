@@ -45,6 +45,9 @@ final class RunningCommand {
     /// Sends SIGKILL (`kill -9`).
     func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
 
+    /// Sends `signal` (SIGINT, as Ctrl-C would; SIGTERM, as `kill` would).
+    func send(_ signal: Int32) { _ = Foundation.kill(process.processIdentifier, signal) }
+
     /// Waits for the process to end.
     func wait() throws -> CommandResult {
         process.waitUntilExit()

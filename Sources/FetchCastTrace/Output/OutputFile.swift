@@ -11,7 +11,9 @@ import Darwin
 /// ``ProtectedFiles`` (its store, the store's `-wal`/`-shm`, an input). Bytes then go to a
 /// temporary file beside the target (`.NAME.fetchcast-XXXXXXXX`), which ``commit()`` flushes,
 /// syncs and renames over the target. An output that fails (a full disk, an error, a signal)
-/// leaves the old file as it was, or no file: never a truncated one. An existing file is
+/// leaves the old file as it was, or no file: never a truncated one. SIGINT, SIGTERM or SIGHUP
+/// remove the temporary file before the process ends (``PendingOutputs``); only SIGKILL or a
+/// crash can leave one. An existing file is
 /// replaced (keeping its owner and permissions; one this process may not write is refused); a
 /// link is followed and the file it points to replaced.
 /// `-` is standard output, and a device or a pipe (`/dev/null`, a FIFO) is written in place.
@@ -68,6 +70,7 @@ public final class OutputFile: TextOutputStream {
                 _ = fchown(fd, st.st_uid, st.st_gid)
                 fchmod(fd, st.st_mode & 0o7777)
             }
+            PendingOutputs.add(temporary)
             sink = FileSink(owning: fd, path: path)
             replacing = (temporary, target)
             return
@@ -80,6 +83,7 @@ public final class OutputFile: TextOutputStream {
         if !finished, let replacing {
             sink.closeFile(keep: false)
             unlink(replacing.temporary)
+            PendingOutputs.remove(replacing.temporary)
         }
     }
 
@@ -102,6 +106,8 @@ public final class OutputFile: TextOutputStream {
             }
             return
         }
+        // Renamed or removed, the temporary file is no longer one a signal should remove.
+        defer { PendingOutputs.remove(replacing.temporary) }
         if let code = sink.closeFile() {
             unlink(replacing.temporary)
             throw .cannotWrite(path, code: code)
@@ -121,6 +127,7 @@ public final class OutputFile: TextOutputStream {
         if let replacing {
             sink.closeFile(keep: false)
             unlink(replacing.temporary)
+            PendingOutputs.remove(replacing.temporary)
         }
     }
 }
