@@ -17,8 +17,10 @@ import FetchCastStore
 extension ModelRepository {
     /// The row recording the last complete warm-up: its watermark is the last event it covered;
     /// its state the watermark and tag of the prior epoch it ran in (16 bytes, little-endian).
-    /// (`schedulers-current` before plan tables: a store warmed then is warmed again, once.)
-    static let warmMarkerKey = "warmed-current"
+    /// (`schedulers-current` before plan tables, `warmed-current` before saved schedulers and plan
+    /// tables of format 3: a store warmed then is warmed again, once, every device's rows saved
+    /// anew in the present format; a new format of either takes a new key.)
+    static let warmMarkerKey = "warmed-current-3"
 
     /// What a warm-up did.
     package struct WarmOutcome: Sendable, Equatable {

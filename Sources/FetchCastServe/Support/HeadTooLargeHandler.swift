@@ -5,10 +5,11 @@ import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers a request head over the decoder's limits (16 KiB of URL and headers, 100 fields)
-/// with `431` and a JSON error. Hummingbird's HTTP/1.1 channel
-/// answers any parse error before a request with an empty `400`; this sits after its codec and
-/// answers first, then closes its side of the connection. (The HTTP/1.1 decoder reports a long URL and long headers alike, so a
-/// 100 KB URL is a `431` too, its message naming both.) Errors during a request (a
+/// with a JSON error: `414` when the request line (the URL) takes at least half of it, else
+/// `431`. Hummingbird's HTTP/1.1 channel answers any parse error before a request with an
+/// empty `400`; this sits after its codec and answers first, then closes its side of the
+/// connection. The decoder reports a long URL and long headers alike, so this adds a
+/// ``RequestLineSniffer`` before the codec to measure the line. Errors during a request (a
 /// malformed chunk) go on to the route, which answers `400`.
 final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -20,6 +21,12 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var betweenRequests = true
     /// Whether this handler answered (the connection then only waits for the client to close).
     private var answered = false
+    /// Whether the current request's line has ended, from the bytes before the codec.
+    private let sniffer = RequestLineSniffer()
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        try? context.pipeline.syncOperations.addHandler(sniffer, position: .first)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { betweenRequests = false }
@@ -27,7 +34,10 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { betweenRequests = true }
+        if case .end = unwrapOutboundIn(data) {
+            betweenRequests = true
+            sniffer.restart()
+        }
         context.write(data, promise: promise)
     }
 
@@ -39,8 +49,10 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         betweenRequests = false
         answered = true
-        let body = ByteBuffer(bytes: Self.body)
-        let head = HTTPResponse(status: .requestHeaderFieldsTooLarge, headerFields: [
+        // The URL is what is too long when it makes at least half the 16 KiB allowed.
+        let longURL = sniffer.lineLength >= 8 << 10
+        let body = ByteBuffer(bytes: longURL ? Self.urlBody : Self.body)
+        let head = HTTPResponse(status: longURL ? .uriTooLong : .requestHeaderFieldsTooLarge, headerFields: [
             .contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close",
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -51,7 +63,9 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(mode: .output, promise: nil) }
     }
 
+    private static let urlBody = Array(
+        #"{"error":"the request's URL is longer than the server's limit of 16 KiB; send a shorter URL"}"#.utf8)
     private static let body = Array(
-        #"{"error":"the request's URL and headers are longer than the server's limit of 16 KiB (at most 16 KiB a field, 100 fields); send a shorter URL or fewer headers"}"#
+        #"{"error":"the request's headers are longer than the server's limit of 16 KiB (at most 16 KiB a field, 100 fields); send fewer or shorter headers"}"#
             .utf8)
 }

@@ -34,8 +34,8 @@ struct HTTPFramingTests {
         }
     }
 
-    @Test(arguments: [("header", 20_000), ("url", 100_000)])
-    func anOversizedHeadIs431WithAJSONError(what: String, size: Int) async throws {
+    @Test(arguments: [("header", 20_000, 431), ("url", 100_000, 414), ("url", 20_000, 414)])
+    func anOversizedHeadIs431OrALongURL414WithAJSONError(what: String, size: Int, expected: Int) async throws {
         try await withLiveServer { port, _ in
             let socket = try RawSocket(port: port)
             let long = String(repeating: "a", count: size)
@@ -45,9 +45,32 @@ struct HTTPFramingTests {
                 try socket.send("GET /healthz?\(long) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             }
             let (status, body) = answer(try await socket.receiveUntilClosed())
-            #expect(status == 431, "\(body)")
+            #expect(status == expected, "\(body)")
             let error = try JSONDecoder().decode(ErrorBody.self, from: Data(body.utf8))
             #expect(error.error.contains("16 KiB"))
+            #expect(error.error.contains(what == "url" ? "URL" : "headers"), "\(error.error)")
+        }
+    }
+
+    /// The line is counted again after each answer: on a kept-alive connection a long URL after
+    /// a request is still a `414`, and long headers a `431`.
+    @Test(arguments: [("header", 431), ("url", 414)])
+    func theSecondRequestOfAConnectionIsToldApartToo(what: String, expected: Int) async throws {
+        try await withLiveServer { port, _ in
+            let socket = try RawSocket(port: port)
+            try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            var first = try await socket.receive()
+            while !first.contains("\r\n\r\n") { first += try await socket.receive() }
+            #expect(first.hasPrefix("HTTP/1.1 200"))
+            let long = String(repeating: "b", count: 30_000)
+            if what == "header" {
+                try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: \(long)\r\n\r\n")
+            } else {
+                try socket.send("GET /healthz?\(long) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            }
+            let rest = try await socket.receiveUntilClosed()
+            let second = String(rest[rest.range(of: "HTTP/1.1 4")!.lowerBound...])
+            #expect(second.hasPrefix("HTTP/1.1 \(expected)"), "\(second.prefix(200))")
         }
     }
 
