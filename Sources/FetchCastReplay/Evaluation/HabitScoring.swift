@@ -25,22 +25,12 @@ public enum HabitScoring {
         var names: [String] = []
         var kept: [Bool] = []
         var events: [Int32: [DeviceEvent]] = [:]
-        for path in traces {
-            let source = EventSource(try TraceReader(path: path, symbols: symbols, options: options), batchSize: 8192, capacity: 4)
-            read: while true {
-                switch source.next() {
-                case .batch(let batch):
-                    names += batch.newNames
-                    kept += batch.newNames.map { devices?.contains($0) ?? true }
-                    for e in batch.events where e.kind != .state && e.device != EncodedEvent.everyDevice && kept[Int(e.device)] {
-                        events[e.device, default: []].append(
-                            DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result))
-                    }
-                case .end:
-                    break read
-                case .failure(let error):
-                    throw error
-                }
+        _ = try PriorBuilder.forEachBatch(of: traces, symbols: symbols, options: options) { batch in
+            names += batch.newNames
+            kept += batch.newNames.map { devices?.contains($0) ?? true }
+            for e in batch.events where e.kind != .state && e.device != EncodedEvent.everyDevice && kept[Int(e.device)] {
+                events[e.device, default: []].append(
+                    DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result))
             }
         }
         let likelihood = HabitLikelihood(configuration: ModelConfiguration(tau: tau))

@@ -65,21 +65,33 @@ public enum PriorBuilder {
         var names: [String] = []
         // Per symbol, whether `devices` keeps it (looked up once per device, not per event).
         var kept: [Bool] = []
+        hashes = try forEachBatch(of: traces, symbols: symbols, options: options) { batch in
+            names += batch.newNames
+            if let devices { kept += batch.newNames.map(devices.contains) }
+            for e in batch.events where e.kind != .state {
+                let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
+                if e.device == EncodedEvent.everyDevice {
+                    learner.observe(event, device: nil)
+                } else if devices == nil || kept[Int(e.device)] {
+                    learner.observe(event, device: e.device)
+                }
+            }
+        }
+        return (learner, names, hashes)
+    }
+
+    /// Reads `traces` in order, a batch of events at a time (names interned in `symbols`).
+    /// - Returns: Each file's SHA-256.
+    static func forEachBatch(
+        of traces: [String], symbols: SymbolTable, options: TraceOptions, _ body: (EventBatch) -> Void
+    ) throws(TraceError) -> [String] {
+        var hashes: [String] = []
         for path in traces {
             let source = EventSource(try TraceReader(path: path, symbols: symbols, options: options), batchSize: 8192, capacity: 4)
             read: while true {
                 switch source.next() {
                 case .batch(let batch):
-                    names += batch.newNames
-                    if let devices { kept += batch.newNames.map(devices.contains) }
-                    for e in batch.events where e.kind != .state {
-                        let event = DeviceEvent(time: e.time, utcOffsetSeconds: e.utcOffsetSeconds, app: e.app, kind: e.kind, result: e.result)
-                        if e.device == EncodedEvent.everyDevice {
-                            learner.observe(event, device: nil)
-                        } else if devices == nil || kept[Int(e.device)] {
-                            learner.observe(event, device: e.device)
-                        }
-                    }
+                    body(batch)
                 case .end(let trace):
                     hashes.append(trace.sha256)
                     break read
@@ -88,6 +100,6 @@ public enum PriorBuilder {
                 }
             }
         }
-        return (learner, names, hashes)
+        return hashes
     }
 }
