@@ -7,7 +7,8 @@ import FetchCastTrace
 /// once per row. What is stored is what one insert per row stores: the same rows, in file
 /// order, with consecutive ids (the ingest is the store's only writer while it runs); a column a
 /// row has no value for is NULL either way. Rows wait here until a statement is full or
-/// ``flush()``; the rest go in one by one.
+/// ``flush()`` (the ingest flushes after each batch the parser hands over), which inserts the
+/// rest one by one.
 struct EventLogInserter {
     /// Rows per multi-row statement (64 × 14 parameters, far below SQLite's limit).
     static let rowsPerStatement = 64

@@ -190,6 +190,9 @@ public final class Ingestor {
                             try inserter.add(e, device: deviceID, app: appID)
                             aggregates.add(e)
                         }
+                        // Each batch's rows are in the table before the next batch (at most 63 go
+                        // in one by one here): a query between batches sees all of them.
+                        try inserter.flush()
                         events += Int64(batch.count)
                         if let onProgress = options.onProgress {
                             let now = WallClock.monotonic()
@@ -202,7 +205,6 @@ public final class Ingestor {
                     }
                 }
                 // One writer per transaction, so the file's events are the ids firstID...lastID.
-                try inserter.flush()
                 let firstID = inserter.firstID, lastID = inserter.lastID
                 let hash = knownHash ?? finalHash
                 if knownHash == nil, try existingFile(sha256: hash) {
