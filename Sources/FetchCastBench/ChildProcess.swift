@@ -14,6 +14,9 @@ package struct ChildRun: Sendable {
     package var seconds: Double
     /// Peak resident set of the child, in KiB (from `wait4`).
     package var maxRSSKiB: Int
+    /// User and system CPU seconds of the child and the children it waited for (from `wait4`:
+    /// a shell pipeline counts every command in it).
+    package var cpuSeconds: Double = 0
 }
 
 package enum ChildProcess {
@@ -40,7 +43,9 @@ package enum ChildProcess {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = WallClock.monotonic() - started
         let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return ChildRun(status: exit, seconds: seconds, maxRSSKiB: Int(usage.ru_maxrss))
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return ChildRun(status: exit, seconds: seconds, maxRSSKiB: Int(usage.ru_maxrss), cpuSeconds: cpu)
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.

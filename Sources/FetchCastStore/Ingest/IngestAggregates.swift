@@ -51,10 +51,18 @@ struct IngestAggregates {
 }
 
 /// A growable open-addressing hash table from `UInt64` keys to values.
+///
+/// Each slot holds its key beside its value (`nil` while the slot is free), so that a lookup
+/// touches one cache line, not one in each of three arrays (three misses an event on the
+/// ingest's writing thread).
 struct PackedTable<Value> {
-    private var keys: [UInt64] = Array(repeating: 0, count: 256)
-    private var used: [Bool] = Array(repeating: false, count: 256)
-    private var values: [Value?] = Array(repeating: nil, count: 256)
+    private struct Slot {
+        var key: UInt64
+        var value: Value?
+        var used: Bool { value != nil }
+    }
+
+    private var slots = [Slot](repeating: Slot(key: 0, value: nil), count: 256)
     private(set) var count = 0
 
     @inline(__always)
@@ -64,44 +72,41 @@ struct PackedTable<Value> {
 
     @inline(__always)
     mutating func update(_ key: UInt64, default initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
-        let mask = keys.count - 1
-        var i = Self.slot(key, mask: mask)
-        while used[i] {
-            if keys[i] == key {
-                body(&values[i]!)
-                return
+        let found: Bool = slots.withUnsafeMutableBufferPointer { slots in
+            let mask = slots.count - 1
+            var i = Self.slot(key, mask: mask)
+            while slots[i].used {
+                if slots[i].key == key {
+                    body(&slots[i].value!)
+                    return true
+                }
+                i = (i + 1) & mask
             }
-            i = (i + 1) & mask
+            var v = initial()
+            body(&v)
+            slots[i] = Slot(key: key, value: v)
+            return false
         }
-        var v = initial()
-        body(&v)
-        used[i] = true
-        keys[i] = key
-        values[i] = v
+        if found { return }
         count += 1
-        if count * 2 > keys.count { grow() }
+        if count * 2 > slots.count { grow() }
     }
 
     private mutating func grow() {
         let old = entries()
-        let capacity = keys.count * 2
-        keys = Array(repeating: 0, count: capacity)
-        used = Array(repeating: false, count: capacity)
-        values = Array(repeating: nil, count: capacity)
-        let mask = capacity - 1
+        slots = [Slot](repeating: Slot(key: 0, value: nil), count: slots.count * 2)
+        let mask = slots.count - 1
         for (k, v) in old {
             var i = Self.slot(k, mask: mask)
-            while used[i] { i = (i + 1) & mask }
-            used[i] = true
-            keys[i] = k
-            values[i] = v
+            while slots[i].used { i = (i + 1) & mask }
+            slots[i] = Slot(key: k, value: v)
         }
     }
 
     func entries() -> [(UInt64, Value)] {
         var out: [(UInt64, Value)] = []
         out.reserveCapacity(count)
-        for i in 0..<keys.count where used[i] { out.append((keys[i], values[i]!)) }
+        for slot in slots where slot.used { out.append((slot.key, slot.value!)) }
         return out
     }
 }
