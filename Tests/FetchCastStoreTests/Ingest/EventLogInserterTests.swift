@@ -5,12 +5,12 @@ import FetchCastTestSupport
 /// Events go in many rows per statement; what is stored must be what one insert per row stores.
 struct EventLogInserterTests {
     /// `count` rows in file order: a `state` row every `stateEvery` rows, the rest launches and
-    /// fetches of two devices; line `k + 2` holds row `k`.
-    private static func trace(count: Int, stateEvery: Int) -> String {
+    /// fetches of two devices, from `hour`:00 UTC; line `k + 2` holds row `k`.
+    private static func trace(count: Int, stateEvery: Int, hour: Int = 22) -> String {
         var text = "time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power\n"
         for k in 0..<count {
             let minute = k / 60 % 60, second = k % 60
-            let time = "2013-11-09T22:\(minute < 10 ? "0" : "")\(minute):\(second < 10 ? "0" : "")\(second)Z"
+            let time = "2013-11-09T\(hour):\(minute < 10 ? "0" : "")\(minute):\(second < 10 ? "0" : "")\(second)Z"
             let device = "dev-\(k % 2)"
             if k % stateEvery == 3 {
                 text += "\(time),\(device),,state,,,,wifi,charging,\(k % 101),on\n"
@@ -30,7 +30,8 @@ struct EventLogInserterTests {
         // A first file, so that the second goes in through the history index too.
         let first = try store.ingest(try temp.write("first.csv", Self.trace(count: 70, stateEvery: 9)))
         #expect(first.events == 70)
-        let path = try temp.write("second.csv", Self.trace(count: count, stateEvery: 29))
+        // An hour later: none of its events is already stored (those would be skipped).
+        let path = try temp.write("second.csv", Self.trace(count: count, stateEvery: 29, hour: 23))
         let result = try store.ingest(path)
         #expect(result.events == Int64(count))
         let span = try store.rows("SELECT first_event_id || '-' || last_event_id FROM files WHERE id = 2")
