@@ -51,6 +51,7 @@ extension ModelRepository {
     ) throws -> WarmOutcome {
         var outcome = WarmOutcome()
         guard savesSchedulers else { return outcome }
+        try forgetOlderFormats()
         // What to look at, from one read snapshot: the devices with events since the last
         // complete pass of the same epoch, or every device.
         var ids: [Int64] = []
@@ -123,6 +124,24 @@ extension ModelRepository {
         try store.writeTransaction {
             for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
             try store.saveModelStates(tables)
+        }
+    }
+
+    /// Markers of warm-ups whose schedulers and plan tables were of an older format (or keyed
+    /// by a `SchedulerConfiguration` that had `planMinimumValue`): their rows are never read
+    /// again, and the keys of the schedulers are not those this build saves.
+    static let olderWarmMarkerKeys = ["warmed-current", "schedulers-current"]
+
+    /// Deletes, once, the saved schedulers and plan tables of a store warmed by an older build
+    /// (``olderWarmMarkerKeys``): the next pass saves every device's anew, under their present
+    /// keys, and the rows of the old keys would stay unread.
+    func forgetOlderFormats() throws {
+        let older = try Self.olderWarmMarkerKeys.contains { try store.modelStateWatermark(key: $0) != nil }
+        guard older else { return }
+        try store.writeTransaction {
+            try store.deleteModelStates(prefix: Self.schedulerPrefix)
+            try store.deleteModelStates(prefix: Self.planTablePrefix)
+            for key in Self.olderWarmMarkerKeys { try store.deleteModelState(key: key) }
         }
     }
 

@@ -319,10 +319,13 @@ public final class ModelRepository {
         }
     }
 
+    /// The start of every saved scheduler's key.
+    static let schedulerPrefix = "scheduler:"
+
     /// The store's key of a caught-up scheduler: the device and a hash of what it plans for.
     /// - Complexity: O(apps) once the repository has encoded the same constants.
     func storageKey(_ key: SchedulerKey) -> String {
-        "scheduler:\(key.device):" + String(storageHash(apps: key.apps, configuration: key.configuration, model: key.model), radix: 16)
+        Self.schedulerPrefix + "\(key.device):" + String(storageHash(apps: key.apps, configuration: key.configuration, model: key.model), radix: 16)
     }
 
     /// The constants' JSON as ``storageHash(apps:configuration:model:)`` hashes it, by value:

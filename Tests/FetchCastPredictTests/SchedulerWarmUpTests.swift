@@ -128,6 +128,28 @@ struct SchedulerWarmUpTests {
         #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 2, complete: true))
     }
 
+    /// A store warmed by an older build (marker `warmed-current`, rows under keys this build
+    /// never reads) loses those rows at the first pass, which saves every device's anew.
+    @Test func aStoreWarmedByAnOlderBuildIsWarmedAnewWithoutItsOldRows() throws {
+        let twin = try Twin()
+        try twin.ingest(Self.history(devices: ["a", "b"]))
+        try twin.fold()
+        try twin.store.saveModelStates([
+            .init(key: "warmed-current", watermark: 1, state: []),
+            .init(key: "scheduler:1:0123abcd", watermark: 1, state: [1, 2, 3]),
+            .init(key: "plans:1:", watermark: 1, state: [4]),
+        ])
+        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 2, saved: 2, complete: true))
+        let keys = try twin.store.modelStates(prefix: "").map(\.key)
+        #expect(!keys.contains("warmed-current") && !keys.contains("scheduler:1:0123abcd") && !keys.contains("plans:1:"))
+        #expect(keys.contains("warmed-current-3"))
+        #expect(keys.filter { $0.hasPrefix("scheduler:") }.count == 2)
+        // Once: the next pass deletes nothing.
+        let before = try twin.store.modelStates(prefix: "scheduler:")
+        #expect(try twin.warm().saved == 0)
+        #expect(try twin.store.modelStates(prefix: "scheduler:") == before)
+    }
+
     @Test func withoutASavedFoldAPassDoesNothing() throws {
         let twin = try Twin()
         try twin.ingest(Self.history(devices: ["a"]))

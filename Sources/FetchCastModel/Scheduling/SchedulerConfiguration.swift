@@ -16,11 +16,6 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     public var coUsageLiftWeight: Double = 1.5
     /// The least chance that a fetch makes a session fresh for it to be worth a radio wakeup.
     public var minimumValue: Double = 0.05
-    /// The least value a plan takes a fetch at (``FetchPlanner``). A plan has no pacer to tell it
-    /// how many better moments a day still holds (launches to react to are not known ahead),
-    /// so it needs a higher floor than the live policy: 0.15 was best of 0.05–0.3 for plans
-    /// asked every hour and on each event on the tuning users (docs/model.md).
-    public var planMinimumValue: Double = 0.15
     /// A fetch joins a wakeup that is happening anyway when its value is at least this fraction
     /// of the current threshold.
     public var coalesceFraction: Double = 0.75

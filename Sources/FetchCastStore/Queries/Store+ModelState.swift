@@ -59,6 +59,13 @@ extension Store {
         }
     }
 
+    /// Deletes the stored state of `key`, if any (inside the caller's transaction, or on its own).
+    package func deleteModelState(key: String) throws(StoreError) {
+        let s = try connection.prepare("DELETE FROM model_state WHERE key = ?")
+        try s.bind([.text(key)])
+        try s.run()
+    }
+
     /// Deletes every stored state whose key starts with `prefix`, which must end in a character
     /// below U+007F (inside the caller's transaction, or on its own).
     /// - Complexity: O(log states + states deleted), a range of the key index.
