@@ -45,15 +45,15 @@ let package = Package(
             name: "FetchCastTrace",
             dependencies: ["FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FetchCastModel", dependencies: ["FetchCastCore", .product(name: "DequeModule", package: "swift-collections")]),
-        .target(name: "FetchCastStore", dependencies: ["FetchCastTrace", "CSQLite"]),
-        .target(name: "FetchCastReplay", dependencies: ["FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
-        .target(name: "FetchCastPredict", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
-        .target(name: "FetchCastBench", dependencies: ["FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
+        .target(name: "FetchCastStore", dependencies: ["FetchCastCore", "FetchCastTrace", "CSQLite"]),
+        .target(name: "FetchCastReplay", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
+        .target(name: "FetchCastPredict", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
+        .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
         // The HTTP service (`fetchcast serve`): HTTP only; the work is FetchCastPredict's `FetchCastService`.
         .target(
             name: "FetchCastServe",
             dependencies: [
-                "FetchCastPredict", "FetchCastStore", "FetchCastTrace",
+                "FetchCastCore", "FetchCastPredict", "FetchCastStore", "FetchCastTrace",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -72,8 +72,8 @@ let package = Package(
         .executableTarget(
             name: "fetchcast",
             dependencies: [
-                "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench", "FetchCastPredict",
-                "FetchCastServe",
+                "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench",
+                "FetchCastPredict", "FetchCastServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,17 +86,17 @@ let package = Package(
             path: "Examples/EmbeddingExample"
         ),
         // What several test targets share: a seeded generator, temporary directories and stores.
-        .target(name: "FetchCastTestSupport", dependencies: ["FetchCastTrace", "FetchCastStore"], path: "Tests/FetchCastTestSupport"),
+        .target(name: "FetchCastTestSupport", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore"], path: "Tests/FetchCastTestSupport"),
         .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastTrace", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastStore", "FetchCastTrace", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
-        .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastCore", "FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
         .testTarget(
             name: "FetchCastServeTests",
             dependencies: [
-                "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast", "FetchCastTestSupport",
+                "FetchCastCore", "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast", "FetchCastTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -1,3 +1,4 @@
+import FetchCastCore
 @testable import FetchCastStore  // the connection, to drop saved schedulers
 import FetchCastTrace
 import Foundation

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastModel
 @testable import FetchCastStore  // the store's connection, to simulate a full disk
 import FetchCastTrace

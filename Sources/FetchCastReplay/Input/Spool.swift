@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FetchCastCore
 import FetchCastTrace
 
 /// One event in the spool: 16 bytes, raw symbols (mapped to canonical ids when read back).

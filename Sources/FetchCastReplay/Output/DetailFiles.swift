@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FetchCastCore
 import FetchCastModel
 import FetchCastTrace
 import Synchronization

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace

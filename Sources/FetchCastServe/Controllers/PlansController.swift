@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastPredict
 import FetchCastTrace
 import HTTPTypes

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// Finds the rows of a file whose events the store already held before the file, so that an

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// Inserts a file's events into `event_log`, many rows per statement.

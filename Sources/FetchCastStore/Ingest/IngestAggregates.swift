@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// Per-file aggregates kept while ingesting, so `stats` never scans events: counts and time

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// One device as `fetchcast devices` lists it: how many events and launches the store holds

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// One stored event with the store's numeric ids.

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// One row of the stable `events` view, as `fetchcast export events` writes it.

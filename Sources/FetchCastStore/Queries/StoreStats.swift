@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 
 /// A store's contents at a glance (`fetchcast stats`).

@@ -1,3 +1,4 @@
+import FetchCastCore
 /// Overlays a plausible, seeded layer of device conditions (`state` rows: network, power,
 /// battery, Low Power Mode) on a launch trace that has none — no public launch trace we know
 /// of records them.

@@ -1,3 +1,4 @@
+import FetchCastCore
 /// Simulates one device's conditions over its trace span (``ConditionOverlay``'s model).
 ///
 /// The day has three parts in local time: the *night* (the device's quietest `nightHours`

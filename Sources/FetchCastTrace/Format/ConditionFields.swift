@@ -1,3 +1,4 @@
+import FetchCastCore
 /// Reads the condition columns (`network`, `power`, `battery`, `low_power`) of a row: only a
 /// `state` row may fill them, it must fill at least one, and a `state` row names no app.
 enum ConditionFields {

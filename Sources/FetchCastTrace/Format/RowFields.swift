@@ -1,3 +1,4 @@
+import FetchCastCore
 /// The raw field values of one row, as byte slices into the reader's buffers, and the code that
 /// turns them into an ``EncodedEvent``. Shared by the CSV and JSON Lines parsers so that both
 /// formats validate values identically.

@@ -1,3 +1,4 @@
+import FetchCastCore
 /// Why a trace could not be read, with the place to look: `FILE:LINE:COLUMN`.
 public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path as the user gave it (`-` for standard input).

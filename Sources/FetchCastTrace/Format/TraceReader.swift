@@ -1,3 +1,4 @@
+import FetchCastCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

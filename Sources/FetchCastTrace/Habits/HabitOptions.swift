@@ -1,3 +1,4 @@
+import FetchCastCore
 /// The parameters of ``HabitTraceGenerator``: every one is a flag of `fetchcast habits
 /// generate`, and the defaults give the archetypes as ``HabitArchetype`` describes them.
 public struct HabitOptions: Sendable, Hashable, Codable {

@@ -1,3 +1,4 @@
+import FetchCastCore
 /// Generates a seeded launch trace of regular users: each ``HabitArchetype`` as one or more
 /// devices over ``HabitOptions/days`` days, for evaluating whether a scheduler anticipates habits.
 ///

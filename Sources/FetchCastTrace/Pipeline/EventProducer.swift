@@ -1,3 +1,4 @@
+import FetchCastCore
 /// What an ``EventSource`` reads on its own thread: a trace file (``TraceReader``) or one of the
 /// store's scans (which FetchCastStore implements, so that this layer knows nothing of SQLite).
 ///

@@ -1,4 +1,5 @@
 import Dispatch
+import FetchCastCore
 
 /// Events produced on a thread of their own, handed to the caller in batches through a
 /// ``BoundedQueue``, so that reading and parsing overlap with whatever the caller does with the

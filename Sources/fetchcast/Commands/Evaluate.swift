@@ -1,4 +1,5 @@
 import ArgumentParser
+import FetchCastCore
 import FetchCastReplay
 import FetchCastStore
 import FetchCastTrace

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastModel
 import FetchCastStore
 import FetchCastTrace

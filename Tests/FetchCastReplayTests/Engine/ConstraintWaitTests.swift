@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastModel
 import FetchCastTrace
 import Testing

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastPredict
 @testable import FetchCastServe
 @testable import FetchCastStore  // the store's connection, to hold the write lock

@@ -1,3 +1,4 @@
+import FetchCastCore
 import Testing
 @testable import FetchCastStore
 import FetchCastTrace

@@ -1,3 +1,4 @@
+import FetchCastCore
 import Foundation
 import Testing
 @testable import FetchCastTrace

@@ -1,3 +1,4 @@
+import FetchCastCore
 import Testing
 import FetchCastTrace
 import FetchCastTestSupport

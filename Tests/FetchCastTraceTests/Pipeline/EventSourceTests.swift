@@ -1,3 +1,4 @@
+import FetchCastCore
 import Synchronization
 import Testing
 import FetchCastTrace
