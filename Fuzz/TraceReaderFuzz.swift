@@ -7,6 +7,7 @@
 // A broken promise stops the run through `fatalError`, which libFuzzer reports as a crash
 // with the input that caused it.
 
+import FetchCastCore
 import FetchCastTrace
 import Glibc
 

@@ -36,7 +36,7 @@ stamp="$build/sources.sha256"
 if [[ ! -x "$binary" ]] || ! sha256sum "${sources[@]}" scripts/fuzz.sh | cmp -s - "$stamp"; then
     echo "== building $binary (swiftc -sanitize=fuzzer,address)" >&2
     flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name fetchcast -I "$build" -I Sources/CZlib)
-    # One module at a time, as SwiftPM would: FetchCastTrace re-exports FetchCastCore. Its
+    # One module at a time, as SwiftPM would: FetchCastCore, then FetchCastTrace. Its
     # SHA-256 comes from swift-crypto; the fuzz build links a stand-in (Fuzz/Crypto/): the
     # hand-written SHA-256 that `fetchcast bench sha256` checks against swift-crypto.
     swiftc "${flags[@]}" -wmo -module-name Crypto -emit-module -emit-module-path "$build/Crypto.swiftmodule" \
