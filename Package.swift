@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -43,10 +44,17 @@ let package = Package(
         .target(name: "FetchCastCore"),
         .target(
             name: "FetchCastTrace",
-            dependencies: ["FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .target(name: "FetchCastModel", dependencies: ["FetchCastCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastCore", "FetchCastTrace", "CSQLite"]),
-        .target(name: "FetchCastReplay", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore"]),
+        .target(
+            name: "FetchCastReplay",
+            dependencies: [
+                "FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
         .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
         // The HTTP service (`fetchcast serve`): HTTP only; the work is FetchCastPredict's `FetchCastService`.
@@ -66,6 +74,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.embedInCode("Resources/openapi.json")]
         ),
@@ -102,7 +111,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchCastCLITests",
-            dependencies: ["fetchcast", "FetchCastTrace", "FetchCastStore", "FetchCastTestSupport"],
+            dependencies: ["fetchcast", "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "EmbeddingExampleTests", dependencies: ["EmbeddingExample", "FetchCastModel", "FetchCastTestSupport"]),

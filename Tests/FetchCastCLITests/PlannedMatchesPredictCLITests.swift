@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastTrace
 import Foundation
 import Testing

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import FetchCastCore
 import FetchCastTrace
+import SystemPackage
 
 /// One event in the spool: 16 bytes, raw symbols (mapped to canonical ids when read back).
 struct SpoolRecord: Sendable, Hashable {
@@ -116,14 +117,12 @@ final class Spool: @unchecked Sendable {
     private func flush(_ stream: Int) throws(EvaluationError) {
         let n = filled[stream]
         let bytes = n * MemoryLayout<SpoolRecord>.stride
-        var done = 0
-        while done < bytes {
-            let w = pwrite(fd, UnsafeRawPointer(buffers[stream]) + done, bytes - done, off_t(fileEnd) + off_t(done))
-            if w < 0 {
-                if errno == EINTR { continue }
-                throw .output(path: path, reason: "cannot write the temporary spool: \(String(cString: strerror(errno))) (is the disk full? set TMPDIR elsewhere)")
-            }
-            done += w
+        do {
+            // Retries an interrupted write and writes on after a short one.
+            _ = try FileDescriptor(rawValue: fd).writeAll(
+                toAbsoluteOffset: fileEnd, UnsafeRawBufferPointer(start: UnsafeRawPointer(buffers[stream]), count: bytes))
+        } catch {
+            throw .output(path: path, reason: "cannot write the temporary spool: \(error) (is the disk full? set TMPDIR elsewhere)")
         }
         blocks[stream].append((fileEnd, Int32(n)))
         fileEnd += Int64(bytes)
@@ -205,10 +204,19 @@ final class SpoolCursor {
             let bytes = Int(n) * MemoryLayout<SpoolRecord>.stride
             var done = 0
             while done < bytes {
-                let r = pread(fd, UnsafeMutableRawPointer(buffer) + done, bytes - done, off_t(offset) + off_t(done))
-                if r < 0 && errno == EINTR { continue }
-                if r <= 0 {
-                    failure = .output(path: path, reason: "cannot read back the temporary spool: \(String(cString: strerror(errno)))")
+                // Retries an interrupted read; a short one reads on, an end before `bytes` fails.
+                let r: Int
+                do {
+                    r = try FileDescriptor(rawValue: fd).read(
+                        fromAbsoluteOffset: offset + Int64(done),
+                        into: UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(buffer) + done, count: bytes - done))
+                } catch {
+                    failure = .output(path: path, reason: "cannot read back the temporary spool: \(error)")
+                    count = 0
+                    return false
+                }
+                if r == 0 {
+                    failure = .output(path: path, reason: "cannot read back the temporary spool: it ended early")
                     count = 0
                     return false
                 }

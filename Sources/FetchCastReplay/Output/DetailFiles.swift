@@ -7,6 +7,7 @@ import FetchCastCore
 import FetchCastModel
 import FetchCastTrace
 import Synchronization
+import SystemPackage
 
 /// `--detail`: every scored launch and every fetch, written per (policy run, device) to scratch
 /// files while devices replay in parallel, then gathered in (policy, budget, device) order into
@@ -118,11 +119,12 @@ final class DetailFiles: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var carry: [UInt8] = []
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
+            let n: Int
+            do {
+                n = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }  // retries EINTR
+            } catch {
                 // A failed read is not the end of the file: the output would lack its rows.
-                throw .output(path: part, reason: "cannot read a --detail scratch file (\(String(cString: strerror(errno))))")
+                throw .output(path: part, reason: "cannot read a --detail scratch file (\(error))")
             }
             if n == 0 { break }
             carry.append(contentsOf: buffer[0..<n])

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -56,14 +57,11 @@ final class BodySpool: @unchecked Sendable {
 
     /// Appends bytes.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Self.failure(errno, "cannot write the request body to a temporary file")
-            }
-            offset += n
+        do {
+            // Retries an interrupted write and writes on after a short one.
+            _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
+        } catch {
+            throw Self.failure((error as? Errno)?.rawValue ?? EIO, "cannot write the request body to a temporary file")
         }
     }
 
@@ -74,12 +72,4 @@ final class BodySpool: @unchecked Sendable {
     }
 
     deinit { remove() }
-}
-
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buffer, count)
-    #else
-    return Darwin.write(fd, buffer, count)
-    #endif
 }
