@@ -44,10 +44,8 @@ let package = Package(
         .target(name: "FetchCastCore"),
         .target(
             name: "FetchCastTrace",
-            dependencies: [
-                "FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]),
+            // No SystemPackage here: scripts/fuzz.sh compiles this module with swiftc alone.
+            dependencies: ["FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FetchCastModel", dependencies: ["FetchCastCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastCore", "FetchCastTrace", "CSQLite"]),
         .target(

@@ -1,4 +1,3 @@
-import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,15 +52,21 @@ package final class RawInput {
 
     /// Reads up to `buffer.count` bytes; returns 0 at end of input.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
-        let n: Int
-        do {
-            n = try FileDescriptor(rawValue: fd).read(into: buffer)  // retries an interrupted read
-        } catch {
-            throw TraceError(file: path, line: 0, column: 0, problem: .cannotOpen("\(error)"))
+        while true {
+            #if canImport(Glibc)
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            #else
+            let n = Darwin.read(fd, buffer.baseAddress, buffer.count)
+            #endif
+            if n >= 0 {
+                bytesRead += Int64(n)
+                hasher.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n))
+                return n
+            }
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            throw TraceError(file: path, line: 0, column: 0, problem: .cannotOpen(reason))
         }
-        bytesRead += Int64(n)
-        hasher.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n))
-        return n
     }
 
     /// The SHA-256 of the bytes read so far as hex (the whole input's once ``read(into:)``

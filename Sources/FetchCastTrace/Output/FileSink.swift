@@ -1,4 +1,3 @@
-import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -82,11 +81,21 @@ public final class FileSink: TextOutputStream {
     public func flush() -> Bool {
         if failure != nil { buffer.removeAll(); return false }
         if closed { buffer.removeAll(); return true }  // an output already committed or dropped
-        do {
-            // Retries an interrupted write and writes on after a short one.
-            _ = try buffer.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
-        } catch {
-            failure = (error as? Errno)?.rawValue ?? EIO
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { raw in
+                #if canImport(Glibc)
+                Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                #else
+                Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                #endif
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            offset += n
         }
         buffer.removeAll(keepingCapacity: true)
         return failure == nil
