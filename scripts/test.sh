@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, runs the Swift test suites, fuzzes the trace reader
-# for 60 s (a crash or sanitizer report fails the run), then re-executes the notebooks.
+# for 60 s (a crash or sanitizer report fails the run), re-executes the notebooks, then checks
+# that the installed binary runs without the toolchain (scripts/install-check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -27,6 +28,11 @@ echo "== the notebooks' pinned packages in Notebooks/.venv (installed when missi
 Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
 echo "== re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py
+
+# The installed binary is self-contained (a static release build in .build-static/: several
+# minutes the first time).
+echo "== scripts/install-check.sh" >&2
+scripts/install-check.sh
 
 # The analysis scripts' arithmetic on hand-computed cases (standard library only).
 echo "== scripts/paired-bootstrap.py --self-test" >&2
