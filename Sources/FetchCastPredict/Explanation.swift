@@ -83,7 +83,7 @@ enum Explanation {
             text = "right after \(name(after)), \(who) \(opens) \(app) within \(minutes(tau)) (\(p))"
         case .habit:
             // The days as a person counts them on their own calendar (the chance weighs recent
-            // days more, and one pseudo-day at the gaps' and hours' chance).
+            // days more, and 4 pseudo-days at the gaps' and hours' chance placed in the hour).
             if let h = model.habitDays(app: fetch.app, at: fetch.time) {
                 let kind = h.weekend ? (h.of == 1 ? "weekend day" : "weekend days") : (h.of == 1 ? "weekday" : "weekdays")
                 text = "\(device) opened \(app) between \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")) "

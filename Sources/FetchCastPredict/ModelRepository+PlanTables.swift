@@ -24,9 +24,10 @@ extension ModelRepository {
 
     /// The format of a saved table row: this version, the prior epoch's watermark and tag, then
     /// the table (``PlanTable/binaryEncoded()``); the row's watermark is the store's last event
-    /// as of the planning. Version 3: planned with a habit's chance from 4 pseudo-days (tables of
-    /// version 2 are planned again).
-    private static let planTableVersion = 3
+    /// as of the planning. Version 3: planned with a habit's chance from 4 pseudo-days; version 4:
+    /// with their chance placed within the hour (``HabitLog`` placement; older tables are planned
+    /// again).
+    private static let planTableVersion = 4
 
     /// The row keeping `table` for `device`, planned from a snapshot read when the store's last
     /// event was `watermark` and the prior epoch was `epoch`.

@@ -372,8 +372,9 @@ public final class ModelRepository {
     /// stopped, whether it saw an event, the tag of its prior, then its scheduler's state
     /// (``LearnedPolicy/savedState()``). Rows of fetchcast 0.5.0 (JSON) are not read: the next
     /// plan catches up from the events and saves the row again; nor are rows of version 2, saved
-    /// before a habit's chance started from 4 pseudo-days (their looks valued otherwise).
-    private static let savedSchedulerVersion = 3
+    /// before a habit's chance started from 4 pseudo-days, and of version 3, before those
+    /// pseudo-days' chance was placed within the hour (their looks valued otherwise).
+    private static let savedSchedulerVersion = 4
 
     /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
     /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.

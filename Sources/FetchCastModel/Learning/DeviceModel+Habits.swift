@@ -28,7 +28,8 @@ extension DeviceModel {
     /// ``ModelConfiguration/habitMaximumDailySessions`` sessions a day over them): the
     /// recency-weighted share of the days counted with a session in the window
     /// (``HabitLog/window(app:start:tau:halfLifeDays:)``), with ``habitPriorDays`` more pseudo-days at
-    /// `base` (the chance the gaps and hours give without the habit), times the app's activity after its present silence
+    /// `base` (the chance the gaps and hours give without the habit) moved to where in its hours
+    /// the app's sessions fall (``HabitLog/placement(app:start:tau:)``, at most 1), times the app's activity after its present silence
     /// (a habit that stopped fades as an unused app's hours do). It replaces `base`: a habit of
     /// weeks knows which half hour holds the session, the gaps' bins do not.
     func habitChance(_ o: AppOutlook, at t: Double, base: Double) -> Double? {
@@ -38,7 +39,8 @@ extension DeviceModel {
                 maximumDailySessions: configuration.habitMaximumDailySessions),
               let h = habit(app: o.app, at: t)
         else { return nil }
-        return (h.weightedDays + Self.habitPriorDays * base) / (h.weightedObserved + Self.habitPriorDays) * o.activity
+        let placed = min(1, base * habitLog.placement(app: o.app, start: t + Double(lastOffset), tau: configuration.tau))
+        return (h.weightedDays + Self.habitPriorDays * placed) / (h.weightedObserved + Self.habitPriorDays) * o.activity
     }
 
     /// The start (Unix seconds) of the next window of `app`'s day, after `after` and before

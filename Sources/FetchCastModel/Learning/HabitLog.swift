@@ -135,6 +135,45 @@ struct HabitLog: Sendable, Hashable, Codable {
             weekend: weekend, start: start, end: start + tau)
     }
 
+    /// Pseudo-sessions spread evenly over the hours a window touches in ``placement(app:start:tau:)``:
+    /// 4 of 1, 4 and 16 (log loss of ``HabitLikelihood`` on the archetypes of seed 1: 0.0798,
+    /// 0.0776, 0.0770 against 0.0771 without the factor; the `daily-0800` reader: 0.0107, 0.0112,
+    /// 0.0126 against 0.0178). With 16 a plan for the 08:00:00 reader still fetched at 08:00 and
+    /// 08:30 ("on 0 of the last 22 weekdays", p=0.07).
+    static let placementPseudoSessions = 4.0
+
+    /// How much denser than the average of the local hours the window touches `app`'s sessions
+    /// are in the window `(start, start + tau]` of the day: the share of its sessions kept (all
+    /// days, by time of day) in those hours that fall inside the window, with
+    /// ``placementPseudoSessions`` spread evenly over the hours, divided by the window's share of
+    /// the hours. The hour-of-week rates and the launch gaps cannot tell 08:00:00 from 08:25;
+    /// this factor moves their chance to the part of the hour the app's sessions fill
+    /// (``DeviceModel/habitChance(_:at:base:)``): for a reader who opened the app at 08:00:00 on
+    /// each of 30 days, 0.12 for (08:00, 08:30] and 3.6 for (07:30, 08:00].
+    /// - Parameters:
+    ///   - start: The window's start, local time.
+    /// - Returns: A positive factor, 1 when no session was kept.
+    /// - Complexity: O(``sessionCapacity``).
+    func placement(app: Int32, start: Double, tau: Double) -> Double {
+        guard let times = sessions[app], !times.isEmpty else { return 1 }
+        let x = start - Double(Self.day(start)) * 86_400
+        let spanStart = (x / 3600).rounded(.down) * 3600
+        let spanLength = ((x + tau) / 3600).rounded(.down) * 3600 + 3600 - spanStart
+        func offset(_ s: Double, from origin: Double) -> Double {
+            let o = (s - origin).truncatingRemainder(dividingBy: 86_400)
+            return o < 0 ? o + 86_400 : o
+        }
+        var inSpan = 0, inWindow = 0
+        for s in times {
+            guard offset(s, from: spanStart) < spanLength else { continue }
+            inSpan += 1
+            let w = offset(s, from: x)
+            if w > 0, w <= tau { inWindow += 1 }
+        }
+        let f = min(1, tau / spanLength)
+        return (Double(inWindow) + Self.placementPseudoSessions * f) / (Double(inSpan) + Self.placementPseudoSessions) / f
+    }
+
     /// The start (local time) of the next window of `app` after `after` and before
     /// `before` that its habit fills: on a grid of `step` seconds, the first window whose share
     /// (as ``window(app:start:tau:halfLifeDays:)`` weighs it) reaches `minimumShare`, with

@@ -46,6 +46,25 @@ struct HabitLogTests {
         #expect(log.window(app: 0, start: saturday + 9.75 * 3600, tau: 1800, halfLifeDays: 21)!.days == 4)
     }
 
+    @Test func placementMovesAnHoursChanceToWhereInTheHourTheSessionsFall() {
+        // news at 08:00:00 on 30 days.
+        let log = Self.log((0..<30).map { ($0, 8, 0) })
+        let day = Self.monday + 30 * 86_400
+        // (08:00, 08:30] touches hour 8 only, holds none of its 30 sessions: (0 + 4 × ½) / (30 + 4) / ½.
+        #expect(abs(log.placement(app: 0, start: day + 8 * 3600, tau: 1800) - 2.0 / 34 / 0.5) < 1e-12)
+        // (07:30, 08:00] touches hours 7 and 8 and holds all 30: (30 + 4 × ¼) / 34 / ¼.
+        #expect(abs(log.placement(app: 0, start: day + 7.5 * 3600, tau: 1800) - 31.0 / 34 / 0.25) < 1e-12)
+        // (10:00, 10:30]: no session in hour 10, the pseudo-sessions alone: the chance is kept.
+        #expect(abs(log.placement(app: 0, start: day + 10 * 3600, tau: 1800) - 1) < 1e-12)
+        // An app never opened: 1.
+        #expect(log.placement(app: 7, start: day + 8 * 3600, tau: 1800) == 1)
+        // Up to midnight: (23:30, 00:00] touches 23:00–01:00 and holds the 10 sessions at 23:50;
+        // (23:15, 23:45] touches hour 23 and holds none of them.
+        let late = Self.log((0..<10).map { ($0, 23 + 50.0 / 60, 0) })
+        #expect(abs(late.placement(app: 0, start: day + 23.5 * 3600, tau: 1800) - (10 + 1.0) / 14 / 0.25) < 1e-12)
+        #expect(abs(late.placement(app: 0, start: day + 23.25 * 3600, tau: 1800) - 2.0 / 14 / 0.5) < 1e-12)
+    }
+
     @Test func theLatestDayCountsOnlyOnceItsWindowWasObserved() {
         // Sessions at 08:00 on days 0–2; on day 3 the last launch is at 07:00.
         var log = Self.log([(0, 8, 0), (1, 8, 0), (2, 8, 0)])
