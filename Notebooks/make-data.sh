@@ -73,6 +73,17 @@ fc evaluate Data/ubiqlog-sample-conditions.csv.gz --policies interval,hourly,lea
     --budgets 6,12,24,48,96 --out "$tmp/conditions" 2>/dev/null
 cp "$tmp/conditions/summary.csv" "$out/conditions/"
 
+echo "== freshness-vs-energy: generated regular users (fetchcast habits generate --seed 1)" >&2
+# Six archetypes, six weeks (docs/habits.md): every policy, and `planned` asking every hour with
+# no events (a push backend that hears of no launch).
+fc habits generate --seed 1 --out "$tmp/habits.csv.gz" 2>/dev/null
+fc evaluate "$tmp/habits.csv.gz" --policies none,interval,hourly,weekly,learned,oracle --budgets 6,12,24 \
+    --out "$tmp/habits" 2>/dev/null
+fc evaluate "$tmp/habits.csv.gz" --policies planned --replan 1h --budgets 6,12,24 --out "$tmp/habits-planned" 2>/dev/null
+mkdir -p "$out/habits"
+{ cat "$tmp/habits/summary.csv"; tail -n +2 "$tmp/habits-planned/summary.csv"; } > "$out/habits/summary.csv"
+{ cat "$tmp/habits/devices.csv"; tail -n +2 "$tmp/habits-planned/devices.csv"; } > "$out/habits/devices.csv"
+
 echo "== calibration: fit on each device's first 21 days, score on the rest" >&2
 python3 Notebooks/split-trace.py "$sample" 21 "$tmp/train.csv.gz" "$out/calibration/split.csv"
 db=$tmp/train.sqlite
