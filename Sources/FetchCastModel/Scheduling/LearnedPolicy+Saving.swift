@@ -5,13 +5,14 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 4
+    private static let savedVersion = 5
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 4,
-    /// with the looks ahead of habits; format 3 had none, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore
-    /// refuses both like any state it cannot read). The same state always gives the same bytes.
+    /// devices' state, given again when it is restored), in a compact binary form (format 5,
+    /// with the looks ahead that the constraints held; format 4 had none of those, format 3 no
+    /// looks ahead of habits, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore
+    /// refuses them like any state it cannot read). The same state always gives the same bytes.
     public func savedState() throws -> [UInt8] {
         var w = BinaryWriter()
         w.bytes += Self.savedMagic
@@ -40,6 +41,7 @@ extension LearnedPolicy {
         if let conditions { w.conditions(conditions) }
         habits.write(to: &w)
         w.times(anticipations)
+        w.times(heldLooks)
         return w.bytes
     }
 
@@ -71,6 +73,7 @@ extension LearnedPolicy {
             policy.conditions = try r.bool() ? try r.conditions() : nil
             policy.habits = try ConditionHabits(reading: &r)
             policy.anticipations = try r.times()
+            policy.heldLooks = try r.times()
             guard r.offset == raw.count else { throw BinaryReader.Malformed() }
             return policy
         }

@@ -49,6 +49,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var expiries: [Int32: Double] = [:]
     /// The start of each app's next habit window: a look ahead of it (``SchedulerConfiguration/anticipates``).
     var anticipations: [Int32: Double] = [:]
+    /// Looks ahead of habits that the constraints refused, per app: until when (the end of the
+    /// habit's window) a change of conditions that allows the app is a look
+    /// (``LearnedPolicy/holdRefusedLooks(_:at:)``).
+    var heldLooks: [Int32: Double] = [:]
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -187,6 +191,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if configuration.conditionAware {
             self.conditions = conditions
             habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
+            if !heldLooks.isEmpty { resumeHeldLooks(at: time) }
         }
     }
 

@@ -170,6 +170,56 @@ struct AnticipationTests {
         #expect(fresh.count >= 18, "\(fresh.count) of \(habit.count) fetched on Wi-Fi before 08:00")
     }
 
+    @Test func aLookTheConstraintsRefuseWaitsForWiFiInsideTheWindow() {
+        // news at 08:00 every day, `unmetered`; Wi-Fi until 07:00, cellular 07:00–07:50 (the
+        // look at 07:30 is refused), Wi-Fi from 07:50 (a café): fetched at 07:50, still inside
+        // the half hour before 08:00.
+        var configuration = SchedulerConfiguration(budget: 6)
+        let unmetered = AppConstraints(network: .unmetered)
+        configuration.constraints = SchedulerConstraints(apps: [Self.news: unmetered, Self.chat: unmetered])
+        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: configuration, prior: .none)
+        let wifi = DeviceConditions(network: .wifi, power: .battery), cellular = DeviceConditions(network: .cellular, power: .battery)
+        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = []
+        for day in 0..<28 {
+            let d = Self.monday + Double(day) * 86_400
+            timeline.append((d + 7 * 3600, cellular, nil))
+            timeline.append((d + (7 + 50.0 / 60) * 3600, wifi, nil))
+        }
+        timeline.append((Self.monday - 3600, wifi, nil))
+        for e in Self.dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
+        timeline.sort { ($0.time, $0.launch == nil ? 0 : 1) < ($1.time, $1.launch == nil ? 0 : 1) }
+        var made: [MadeFetch] = []
+        var onWiFi = true
+        var planned: [PlannedFetch] = []
+        func wake(through end: Double, inclusive: Bool) {
+            while let w = policy.nextWakeup, inclusive ? w <= end : w < end {
+                planned.removeAll()
+                policy.wake(at: w, into: &planned)
+                for p in planned {
+                    #expect(onWiFi, "a fetch the constraints refuse at \(Self.localHour(w))")
+                    made.append(MadeFetch(app: p.app, time: w))
+                    policy.didFetch(app: p.app, at: w, result: .newData)
+                }
+            }
+        }
+        for item in timeline {
+            if let c = item.conditions {
+                wake(through: item.time, inclusive: false)
+                onWiFi = c.network == .wifi
+                policy.observeConditions(c, at: item.time, utcOffsetSeconds: Self.offset)
+            }
+            if let e = item.launch {
+                wake(through: e.time, inclusive: true)
+                policy.observe(e)
+            }
+        }
+        let habit = Self.dailyReader(days: 7..<28).filter { $0.app == Self.news }
+        let fresh = habit.filter { l in
+            made.contains { $0.app == Self.news && $0.time < l.time && l.time - $0.time <= 1800 && Self.localHour($0.time) >= 7 + 50.0 / 60 }
+        }
+        #expect(fresh.count >= 18, "\(fresh.count) of \(habit.count) fetched on Wi-Fi from 07:50")
+    }
+
     @Test func aSavedSchedulerKeepsItsLooksAhead() throws {
         let policy = Self.follower(Self.dailyReader(days: 0..<14))
         let restored = try LearnedPolicy(restoring: try policy.savedState())
