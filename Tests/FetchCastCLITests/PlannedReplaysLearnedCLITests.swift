@@ -33,4 +33,48 @@ struct PlannedReplaysLearnedCLITests {
         #expect(learned.count > 1000)
         #expect(planned == learned)
     }
+
+    /// A habit under constraints: a look ahead the constraints refuse waits for a `state` row
+    /// that allows it (docs/model.md, known limits). A plan cannot know when that row comes, and
+    /// a client asking after every event (the row included) still fetches exactly what the live
+    /// policy fetches.
+    @Test func aLookAheadWaitingForWiFiIsFetchedByPlannedAsByLearned() throws {
+        let w = try Workspace()
+        try w.write("c.json", #"{"apps": {"*": {"network": "unmetered"}}}"#)
+        // Six weeks: news at 08:00, chat at 12:30 and 21:10; cellular from 07:00, Wi-Fi from 07:50
+        // (the look at 07:30 is refused) and from 18:00.
+        var rows = ["time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power"]
+        let start = 1_709_506_800  // Monday 2024-03-04 00:00 at UTC+01:00
+        func time(_ day: Int, _ minutes: Int) -> String {
+            let t = Date(timeIntervalSince1970: TimeInterval(start + day * 86_400 + minutes * 60 + 3600))
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: t)
+            return String(format: "%04d-%02d-%02dT%02d:%02d:00+01:00", c.year!, c.month!, c.day!, c.hour!, c.minute!)
+        }
+        for day in 0..<42 {
+            rows.append("\(time(day, 7 * 60)),r,,state,,,,cellular,battery,80,off")
+            rows.append("\(time(day, 7 * 60 + 50)),r,,state,,,,wifi,battery,80,off")
+            rows.append("\(time(day, 8 * 60)),r,news,launch,,,60000,,,,")
+            rows.append("\(time(day, 12 * 60 + 30)),r,chat,launch,,,60000,,,,")
+            rows.append("\(time(day, 18 * 60)),r,,state,,,,wifi,battery,80,off")
+            rows.append("\(time(day, 21 * 60 + 10)),r,chat,launch,,,60000,,,,")
+        }
+        try w.write("cafe.csv", rows.joined(separator: "\n") + "\n")
+        let r = try w.run([
+            "evaluate", "cafe.csv", "--constraints", "c.json", "--policies", "learned,planned", "--replan-on-event", "--budgets", "24",
+            "--detail", "--quiet", "--out", "out",
+        ])
+        try #require(r.status == 0, "\(r.err)")
+        // policy,budget,device,fetch_id,app,time,result,wakeup,joules,reason
+        let fetched = try PlannedMatchesPredictCLITests.lines(w.path("out/fetches.csv.gz")).dropFirst()
+        func fetches(of policy: String) -> [Substring] {
+            fetched.filter { $0.hasPrefix(policy + ",") }.map { $0.dropFirst(policy.count + 1) }
+        }
+        let learned = fetches(of: "learned"), planned = fetches(of: "planned")
+        #expect(planned == learned)
+        // news is fetched at 07:50, when Wi-Fi comes, on most days after the first week.
+        let atWiFi = learned.filter { $0.contains(",news,") && $0.contains("T07:50:00+01:00") }
+        #expect(atWiFi.count >= 30, "\(atWiFi.count) of 42 days")
+    }
 }
