@@ -119,21 +119,23 @@ struct AnticipationTests {
         #expect(policy.plan(from: Self.monday + 28 * 86_400 + 3 * 3600).isEmpty)
     }
 
-    @Test func aReaderWhoLeavesHomeWiFiAt0745IsFetchedOnWiFi() {
-        // news at 08:00 every day, `unmetered`; home Wi-Fi until 07:45, cellular until 18:00.
+    /// Four weeks of the daily reader, news and chat `unmetered`, on battery: Wi-Fi until the
+    /// first day, then each day `cellular` from `cellularFrom` and Wi-Fi from `wifiFrom` (local
+    /// hours). Replays the live policy (state rows first at an instant, then the looks at it,
+    /// then its launches), expecting no fetch off Wi-Fi; returns the fetches made.
+    static func unmeteredReader(cellularFrom: Double, wifiFrom: Double) -> [MadeFetch] {
         var configuration = SchedulerConfiguration(budget: 6)
         let unmetered = AppConstraints(network: .unmetered)
-        configuration.constraints = SchedulerConstraints(apps: [Self.news: unmetered, Self.chat: unmetered])
-        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: configuration, prior: .none)
+        configuration.constraints = SchedulerConstraints(apps: [news: unmetered, chat: unmetered])
+        var policy = LearnedPolicy(apps: [news, chat], model: DeviceModel(), configuration: configuration, prior: .none)
         let wifi = DeviceConditions(network: .wifi, power: .battery), cellular = DeviceConditions(network: .cellular, power: .battery)
-        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = []
+        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = [(monday - 3600, wifi, nil)]
         for day in 0..<28 {
-            let d = Self.monday + Double(day) * 86_400
-            timeline.append((d + 7.75 * 3600, cellular, nil))
-            timeline.append((d + 18 * 3600, wifi, nil))
+            let d = monday + Double(day) * 86_400
+            timeline.append((d + cellularFrom * 3600, cellular, nil))
+            timeline.append((d + wifiFrom * 3600, wifi, nil))
         }
-        timeline.append((Self.monday - 3600, wifi, nil))
-        for e in Self.dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
+        for e in dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
         timeline.sort { ($0.time, $0.launch == nil ? 0 : 1) < ($1.time, $1.launch == nil ? 0 : 1) }
         var made: [MadeFetch] = []
         var onWiFi = true
@@ -143,81 +145,48 @@ struct AnticipationTests {
                 planned.removeAll()
                 policy.wake(at: w, into: &planned)
                 for p in planned {
-                    #expect(onWiFi, "a fetch the constraints refuse at \(Self.localHour(w))")
+                    #expect(onWiFi, "a fetch the constraints refuse at \(localHour(w))")
                     made.append(MadeFetch(app: p.app, time: w))
                     policy.didFetch(app: p.app, at: w, result: .newData)
                 }
             }
         }
         for item in timeline {
-            // State rows first at an instant, then the looks at it, then its launches.
             if let c = item.conditions {
                 wake(through: item.time, inclusive: false)
                 onWiFi = c.network == .wifi
-                policy.observeConditions(c, at: item.time, utcOffsetSeconds: Self.offset)
+                policy.observeConditions(c, at: item.time, utcOffsetSeconds: offset)
             }
             if let e = item.launch {
                 wake(through: e.time, inclusive: true)
                 policy.observe(e)
             }
         }
-        // From the second week on, the 08:00 launches are fresh from a fetch made on Wi-Fi (before 07:45).
-        let habit = Self.dailyReader(days: 7..<28).filter { $0.app == Self.news }
+        return made
+    }
+
+    /// The 08:00 news launches from the second week on that a fetch within the 30 min before
+    /// made fresh, the fetch at a local hour in `hours`.
+    static func freshNews(_ made: [MadeFetch], fetchedIn hours: Range<Double>) -> (fresh: Int, of: Int) {
+        let habit = dailyReader(days: 7..<28).filter { $0.app == news }
         let fresh = habit.filter { l in
-            made.contains { $0.app == Self.news && $0.time < l.time && l.time - $0.time <= 1800 && Self.localHour($0.time) < 7.75 }
+            made.contains { $0.app == news && $0.time < l.time && l.time - $0.time <= 1800 && hours.contains(localHour($0.time)) }
         }
-        #expect(habit.count == 21)
-        #expect(fresh.count >= 18, "\(fresh.count) of \(habit.count) fetched on Wi-Fi before 08:00")
+        return (fresh.count, habit.count)
+    }
+
+    @Test func aReaderWhoLeavesHomeWiFiAt0745IsFetchedOnWiFi() {
+        // Home Wi-Fi until 07:45, cellular until 18:00: fetched on Wi-Fi before 07:45.
+        let r = Self.freshNews(Self.unmeteredReader(cellularFrom: 7.75, wifiFrom: 18), fetchedIn: 0..<7.75)
+        #expect(r.of == 21)
+        #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched on Wi-Fi before 08:00")
     }
 
     @Test func aLookTheConstraintsRefuseWaitsForWiFiInsideTheWindow() {
-        // news at 08:00 every day, `unmetered`; Wi-Fi until 07:00, cellular 07:00–07:50 (the
-        // look at 07:30 is refused), Wi-Fi from 07:50 (a café): fetched at 07:50, still inside
-        // the half hour before 08:00.
-        var configuration = SchedulerConfiguration(budget: 6)
-        let unmetered = AppConstraints(network: .unmetered)
-        configuration.constraints = SchedulerConstraints(apps: [Self.news: unmetered, Self.chat: unmetered])
-        var policy = LearnedPolicy(apps: [Self.news, Self.chat], model: DeviceModel(), configuration: configuration, prior: .none)
-        let wifi = DeviceConditions(network: .wifi, power: .battery), cellular = DeviceConditions(network: .cellular, power: .battery)
-        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = []
-        for day in 0..<28 {
-            let d = Self.monday + Double(day) * 86_400
-            timeline.append((d + 7 * 3600, cellular, nil))
-            timeline.append((d + (7 + 50.0 / 60) * 3600, wifi, nil))
-        }
-        timeline.append((Self.monday - 3600, wifi, nil))
-        for e in Self.dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
-        timeline.sort { ($0.time, $0.launch == nil ? 0 : 1) < ($1.time, $1.launch == nil ? 0 : 1) }
-        var made: [MadeFetch] = []
-        var onWiFi = true
-        var planned: [PlannedFetch] = []
-        func wake(through end: Double, inclusive: Bool) {
-            while let w = policy.nextWakeup, inclusive ? w <= end : w < end {
-                planned.removeAll()
-                policy.wake(at: w, into: &planned)
-                for p in planned {
-                    #expect(onWiFi, "a fetch the constraints refuse at \(Self.localHour(w))")
-                    made.append(MadeFetch(app: p.app, time: w))
-                    policy.didFetch(app: p.app, at: w, result: .newData)
-                }
-            }
-        }
-        for item in timeline {
-            if let c = item.conditions {
-                wake(through: item.time, inclusive: false)
-                onWiFi = c.network == .wifi
-                policy.observeConditions(c, at: item.time, utcOffsetSeconds: Self.offset)
-            }
-            if let e = item.launch {
-                wake(through: e.time, inclusive: true)
-                policy.observe(e)
-            }
-        }
-        let habit = Self.dailyReader(days: 7..<28).filter { $0.app == Self.news }
-        let fresh = habit.filter { l in
-            made.contains { $0.app == Self.news && $0.time < l.time && l.time - $0.time <= 1800 && Self.localHour($0.time) >= 7 + 50.0 / 60 }
-        }
-        #expect(fresh.count >= 18, "\(fresh.count) of \(habit.count) fetched on Wi-Fi from 07:50")
+        // Cellular from 07:00 (the look at 07:30 is refused), Wi-Fi from 07:50 (a café): fetched
+        // at 07:50, still inside the half hour before 08:00.
+        let r = Self.freshNews(Self.unmeteredReader(cellularFrom: 7, wifiFrom: 7 + 50.0 / 60), fetchedIn: (7 + 50.0 / 60)..<8)
+        #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched on Wi-Fi from 07:50")
     }
 
     @Test func aSavedSchedulerKeepsItsLooksAhead() throws {
