@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // SHA-256 of every trace (already in the graph through Hummingbird's TLS stack).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The PostgreSQL engine (FetchCastPostgres); brings swift-nio-ssl for sslmode=require.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -48,6 +50,16 @@ let package = Package(
             dependencies: ["FetchCastCore", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "FetchCastModel", dependencies: ["FetchCastCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "FetchCastStore", dependencies: ["FetchCastCore", "FetchCastTrace", "CSQLite"]),
+        // The PostgreSQL engine behind FetchCastStore's event-log seam (issue 28).
+        .target(
+            name: "FetchCastPostgres",
+            dependencies: [
+                "FetchCastCore", "FetchCastTrace", "FetchCastStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "FetchCastReplay",
             dependencies: [
@@ -80,7 +92,7 @@ let package = Package(
             name: "fetchcast",
             dependencies: [
                 "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench",
-                "FetchCastPredict", "FetchCastServe",
+                "FetchCastPredict", "FetchCastServe", "FetchCastPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -93,10 +105,21 @@ let package = Package(
             path: "Examples/EmbeddingExample"
         ),
         // What several test targets share: a seeded generator, temporary directories and stores.
-        .target(name: "FetchCastTestSupport", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore"], path: "Tests/FetchCastTestSupport"),
+        .target(
+            name: "FetchCastTestSupport",
+            dependencies: [
+                "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FetchCastTestSupport"),
         .testTarget(name: "FetchCastCoreTests", dependencies: ["FetchCastCore", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastTraceTests", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastStoreTests", dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastTrace", "FetchCastTestSupport"]),
+        // The event-log conformance suite: every engine (SQLite always; PostgreSQL when
+        // FETCHCAST_TEST_POSTGRES names a server) passes the same tests.
+        .testTarget(
+            name: "FetchCastPostgresTests",
+            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastCore", "FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
@@ -109,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchCastCLITests",
-            dependencies: ["fetchcast", "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastTestSupport"],
+            dependencies: ["fetchcast", "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastPostgres", "FetchCastTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "EmbeddingExampleTests", dependencies: ["EmbeddingExample", "FetchCastModel", "FetchCastTestSupport"]),

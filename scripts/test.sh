@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: installs what is missing, runs the Swift test suites, fuzzes the trace reader
+# Every test: installs what is missing, runs the Swift test suites (with a throwaway PostgreSQL
+# cluster for the PostgreSQL engine's cases), fuzzes the trace reader
 # for 60 s (a crash or sanitizer report fails the run), re-executes the notebooks, then checks
 # that the installed binary runs without the toolchain (scripts/install-check.sh).
 set -euo pipefail
@@ -7,8 +8,18 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== building fetchcast and its tests (debug; the first build takes a few minutes)" >&2
 swift build --build-tests
-echo "== running the Swift test suites" >&2
+# A throwaway PostgreSQL 15 cluster (scripts/postgres.sh: a temporary directory, a free port on
+# 127.0.0.1, stopped and removed on exit) for the PostgreSQL cases of the suites; they find it
+# through FETCHCAST_TEST_POSTGRES (and PGPASSWORD), and are reported skipped without it.
+echo "== starting a throwaway PostgreSQL 15 cluster (scripts/postgres.sh)" >&2
+postgres_env=$(scripts/postgres.sh start)
+eval "$postgres_env"
+trap 'scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"' EXIT
+echo "== running the Swift test suites (PostgreSQL at ${FETCHCAST_TEST_POSTGRES})" >&2
 swift test --skip-build
+scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"
+trap - EXIT
+unset FETCHCAST_TEST_POSTGRES PGPASSWORD FETCHCAST_TEST_POSTGRES_DIR
 echo "== fuzzing the trace reader for 60 s (scripts/fuzz.sh)" >&2
 scripts/fuzz.sh 60
 

@@ -5,15 +5,18 @@ import FetchCastTrace
 /// span per (device, app, kind), and launches per (device, local day).
 ///
 /// Open addressing on packed integer keys: one multiply-shift hash per event, no `Hasher`.
-struct IngestAggregates {
-    struct Count {
-        var n: Int64
-        var first: Int64
-        var last: Int64
+package struct IngestAggregates {
+    package struct Count {
+        package var n: Int64
+        package var first: Int64
+        package var last: Int64
     }
 
     private(set) var counts = PackedTable<Count>()
     private(set) var days = PackedTable<Int64>()
+
+    /// No aggregates yet.
+    package init() {}
 
     @inline(__always)
     static func countKey(device: Int32, app: Int32, kind: EventKind) -> UInt64 {
@@ -21,7 +24,7 @@ struct IngestAggregates {
     }
 
     @inline(__always)
-    mutating func add(_ e: EncodedEvent) {
+    package mutating func add(_ e: EncodedEvent) {
         let key = Self.countKey(device: e.device, app: e.app, kind: e.kind)
         counts.update(key, default: Count(n: 0, first: e.timeMicros, last: e.timeMicros)) { c in
             c.n += 1
@@ -36,7 +39,7 @@ struct IngestAggregates {
     }
 
     /// (device, app, kind, count) in key order, for deterministic inserts.
-    func countRows() -> [(device: Int32, app: Int32, kind: Int64, count: Count)] {
+    package func countRows() -> [(device: Int32, app: Int32, kind: Int64, count: Count)] {
         counts.entries().sorted { $0.0 < $1.0 }.map { key, value in
             (Int32(bitPattern: UInt32(key >> 32)), Int32(bitPattern: UInt32(truncatingIfNeeded: key) >> 2),
              Int64(key & 3), value)
@@ -44,7 +47,7 @@ struct IngestAggregates {
     }
 
     /// (device, day, launches) in key order.
-    func dayRows() -> [(device: Int32, day: Int32, launches: Int64)] {
+    package func dayRows() -> [(device: Int32, day: Int32, launches: Int64)] {
         days.entries().sorted { $0.0 < $1.0 }.map { key, value in
             (Int32(bitPattern: UInt32(key >> 32)), Int32(bitPattern: UInt32(truncatingIfNeeded: key)), value)
         }

@@ -27,6 +27,23 @@ public struct FileIngestResult: Sendable, Hashable, Codable {
     public var format: String
     /// Whether the file was gzip.
     public var gzip: Bool
+
+    /// Creates a result (an engine's answer to ``EventLogWriter/append(path:name:options:)``).
+    package init(
+        path: String, sha256: String, status: Status, events: Int64, duplicates: Int64, rejected: Int64, bytes: Int64,
+        seconds: Double, format: String, gzip: Bool
+    ) {
+        self.path = path
+        self.sha256 = sha256
+        self.status = status
+        self.events = events
+        self.duplicates = duplicates
+        self.rejected = rejected
+        self.bytes = bytes
+        self.seconds = seconds
+        self.format = format
+        self.gzip = gzip
+    }
 }
 
 /// Progress of the file being ingested, for a live line on a terminal.
@@ -41,4 +58,13 @@ public struct IngestProgress: Sendable, Hashable {
     public var events: Int64
     /// Seconds since the file started.
     public var seconds: Double
+
+    /// Creates a progress report.
+    package init(path: String, bytesRead: Int64, totalBytes: Int64?, events: Int64, seconds: Double) {
+        self.path = path
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+        self.events = events
+        self.seconds = seconds
+    }
 }

@@ -40,6 +40,18 @@ public struct DeviceSummary: Sendable, Hashable, Codable {
     }
 }
 
+extension DeviceSummary {
+    /// Creates a summary (an engine's answer to ``EventLogReader/devices(top:)``).
+    package init(device: String, events: Int64, launches: Int64, firstEvent: String, lastEvent: String, topApps: [AppLaunches]) {
+        self.device = device
+        self.events = events
+        self.launches = launches
+        self.firstEvent = firstEvent
+        self.lastEvent = lastEvent
+        self.topApps = topApps
+    }
+}
+
 extension Store {
     /// Every device with its event and launch counts, time span and `top` most launched apps,
     /// in device id order (byte order).

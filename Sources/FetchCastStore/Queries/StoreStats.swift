@@ -41,6 +41,29 @@ public struct StoreStats: Sendable, Hashable, Codable {
     }
 }
 
+extension StoreStats {
+    /// Creates a summary (an engine's answer to ``EventLogReader/stats()``).
+    package init(
+        files: Int64, events: Int64, devices: Int64, apps: Int64, launches: Int64, fetches: Int64, publishes: Int64,
+        states: Int64?, rejected: Int64, firstEvent: String?, lastEvent: String?, activeDeviceDays: Int64,
+        launchesPerDeviceDay: Double
+    ) {
+        self.files = files
+        self.events = events
+        self.devices = devices
+        self.apps = apps
+        self.launches = launches
+        self.fetches = fetches
+        self.publishes = publishes
+        self.states = states
+        self.rejected = rejected
+        self.firstEvent = firstEvent
+        self.lastEvent = lastEvent
+        self.activeDeviceDays = activeDeviceDays
+        self.launchesPerDeviceDay = launchesPerDeviceDay
+    }
+}
+
 extension Store {
     /// Summarises the store from its per-file aggregates, without scanning events.
     ///

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchCastBench
+import FetchCastPostgres
 import FetchCastStore
 import FetchCastTrace
 import Foundation
@@ -40,6 +41,11 @@ extension FetchCast {
                 while rows are posted (live), a /v1/plans sweep of every device and the server's peak \
                 RSS, then POST /v1/events of a 500,000-row gzip trace against `fetchcast ingest` of \
                 the same file (target: at least 0.7x).
+                ingest --db postgres://USER@HOST:PORT/DB: the same synthetic traces, `fetchcast \
+                ingest` into a fresh PostgreSQL database against `zcat trace | psql -c '\\copy \
+                events FROM STDIN (FORMAT csv)'` into a plain 7-column text table of another \
+                (target: at least 0.7x psql's events/s); the URL's database is where the two are \
+                created and dropped.
                 sha256: hashes 256 MiB (fed in 256 KiB chunks, as a trace is read) with the \
                 content hash FetchCast uses (swift-crypto) and with the hand-written Swift SHA-256 \
                 it replaced, in the same run. Prints the speed-up (hand-written time / \
@@ -65,6 +71,9 @@ extension FetchCast {
 
         @Option(help: ArgumentHelp("The trace for `bench predict` and `bench serve` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
         var trace: String?
+
+        @Option(help: ArgumentHelp("For `bench ingest`: a postgres:// URL; measures fetchcast ingest into PostgreSQL against psql \\copy instead of SQLite against sqlite3.", valueName: "url"))
+        var db: String?
 
         @Option(help: "CLI calls timed by `bench predict`.")
         var calls: Int = 30
@@ -157,6 +166,10 @@ extension FetchCast {
                 try runReplay(sizes: sizes, directory: dir, log: &err)
                 return
             }
+            if let db, PostgresLocation.isURL(db) {
+                try runPostgresIngest(sizes: sizes, directory: dir, url: db, log: &err)
+                return
+            }
             let results: [IngestBenchmark.Row]
             do {
                 results = try IngestBenchmark.run(
@@ -180,6 +193,32 @@ extension FetchCast {
             for r in results {
                 let verdict = r.speedup >= IngestBenchmark.targetSpeedup ? "meets" : "MISSES"
                 err.write("\(r.rows) rows: fetchcast ingest \(CSVField.fixed(r.speedup, decimals: 2))x the events/s of sqlite3 .import (speedup_vs_sqlite3; target \(CSVField.fixed(IngestBenchmark.targetSpeedup, decimals: 0))x: \(verdict) it)\n")
+            }
+            try FetchCast.finish(out)
+        }
+
+        private func runPostgresIngest(sizes: [Int], directory: String, url: String, log: inout FileSink) throws {
+            let results: [PostgresIngestBenchmark.Row]
+            do {
+                results = try PostgresIngestBenchmark.run(
+                    sizes: sizes, directory: directory, executable: ChildProcess.currentExecutablePath, url: url, repeats: repeats, log: &log)
+            } catch {
+                throw FetchCast.fail("\(error)")
+            }
+            var out = FileSink.standardOutput()
+            let table = [["rows", "gz_MiB", "psql_copy_s", "psql_copy_cpu_s", "fetchcast_s", "fetchcast_cpu_s", "ratio_vs_psql_copy",
+                          "fetchcast_Mrows_s", "fetchcast_peak_MiB"]]
+                + results.map { r in
+                    [String(r.rows), CSVField.fixed(Double(r.traceBytes) / 1_048_576, decimals: 1),
+                     CSVField.fixed(r.psqlCopy.seconds, decimals: 3), CSVField.fixed(r.psqlCopy.cpuSeconds, decimals: 3),
+                     CSVField.fixed(r.fetchcast.seconds, decimals: 3), CSVField.fixed(r.fetchcast.cpuSeconds, decimals: 3),
+                     CSVField.fixed(r.ratio, decimals: 2) + "x", CSVField.fixed(Double(r.rows) / r.fetchcast.seconds / 1e6, decimals: 2),
+                     CSVField.fixed(Double(r.fetchcast.maxRSSKiB) / 1024, decimals: 1)]
+                }
+            TextTable.write(table, rightAligned: Set(0..<9), to: &out)
+            for r in results {
+                let verdict = r.ratio >= PostgresIngestBenchmark.targetRatio ? "meets" : "MISSES"
+                log.write("\(r.rows) rows: fetchcast ingest into PostgreSQL \(CSVField.fixed(r.ratio, decimals: 2))x the events/s of psql \\copy (target 0.7x: \(verdict) it)\n")
             }
             try FetchCast.finish(out)
         }

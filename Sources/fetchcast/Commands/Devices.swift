@@ -3,7 +3,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Devices: ParsableCommand {
+    struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the devices in the store: events, launches, first and last event, most launched apps.",
             discussion: """
@@ -25,13 +25,17 @@ extension FetchCast {
             guard top >= 0 else { throw ValidationError("--top must be 0 or more.") }
         }
 
-        func run() throws {
-            let s = try store.open(.read)
+        func run() async throws {
+            let s = try await store.openLog(.read)
             let devices: [DeviceSummary]
-            do { devices = try s.devices(top: top) } catch { throw FetchCast.fail(error.description) }
+            do { devices = try await s.devices(top: top) } catch {
+                await s.close()
+                throw FetchCast.fail(String(describing: error))
+            }
+            await s.close()
             if devices.isEmpty {
                 var err = FileSink.standardError()
-                print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
+                print("note: \(store.displayName) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
             }
             var out = FileSink.standardOutput()
             switch format {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 extension FetchCast {
-    struct Ingest: ParsableCommand {
+    struct Ingest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read trace files (CSV or JSON Lines, gzip or plain) into the store.",
             discussion: """
@@ -60,16 +60,27 @@ extension FetchCast {
             }
         }
 
-        func run() throws {
-            // A store this ingest creates is removed again when nothing could be added to it.
-            let storeExisted = access(store.path, F_OK) == 0
+        func run() async throws {
+            // A store this ingest creates is removed again when nothing could be added to it
+            // (an SQLite file; a PostgreSQL database is never removed).
+            let storeExisted = store.isPostgres || access(store.path, F_OK) == 0
             var err = FileSink.standardError()
             // Checked before the store is opened (or created): the rejects file may not be the
             // store, nor a trace being read.
             let rejectFile = skipInvalid
                 ? try FetchCast.output(rejects, protecting: ProtectedFiles(store: store.path, inputs: files)) : nil
-            let outcome = try ingestFiles(into: try store.open(create: true), rejects: rejectFile, err: &err)
-            // The store is closed here (`ingestFiles` held the only reference).
+            let outcome: Outcome
+            do {
+                let log = try await store.openLog(create: true)
+                do {
+                    outcome = try await ingestFiles(into: log, rejects: rejectFile, err: &err)
+                } catch {
+                    await log.close()
+                    throw error
+                }
+                await log.close()
+            }
+            // An SQLite store is closed here (`log`, its only reference, went out of scope).
             if !storeExisted && !outcome.failures.isEmpty && outcome.storeIsEmpty {
                 for suffix in ["", "-wal", "-shm", "-journal"] { unlink(store.path + suffix) }
                 if !quiet { print("removed \(store.path): this ingest created it and added nothing", to: &err) }
@@ -84,7 +95,7 @@ extension FetchCast {
             var storeIsEmpty: Bool
         }
 
-        private func ingestFiles(into s: Store, rejects rejectSink: OutputFile?, err: inout FileSink) throws -> Outcome {
+        private func ingestFiles(into s: any EventLogWriter, rejects rejectSink: OutputFile?, err: inout FileSink) async throws -> Outcome {
             let progress = ProgressLine(enabled: !quiet && err.isTerminal)
             var rejectsWritten = 0
             rejectSink?.write("file,line,column,reason,text\n")
@@ -97,14 +108,13 @@ extension FetchCast {
                 },
                 onProgress: { p in progress.update(p) })
             options.keepsDuplicates = keepDuplicates
-            let ingestor = Ingestor(store: s, options: options)
             var results: [FileIngestResult] = []
             var failures: [IngestFailure] = []
             var notTried: [String] = []
             for (index, file) in files.enumerated() {
                 let message: String
                 do {
-                    let r = try ingestor.ingest(path: file)
+                    let r = try await s.append(path: file, name: nil, options: options)
                     progress.clear()
                     results.append(r)
                     if !quiet {
@@ -173,7 +183,8 @@ extension FetchCast {
                 }
                 print(line, to: &err)
             }
-            let storeIsEmpty = added.isEmpty && ((try? s.files())?.isEmpty ?? false)
+            var storeIsEmpty = false
+            if added.isEmpty, let files = try? await s.fileCount() { storeIsEmpty = files == 0 }
             return Outcome(failures: failures, storeIsEmpty: storeIsEmpty)
         }
 

@@ -70,6 +70,7 @@ extension FetchCast {
         }
 
         func run() async throws {
+            try store.refusePostgres()
             var configuration = ServeConfiguration(databasePath: store.path)
             configuration.host = host
             configuration.port = port

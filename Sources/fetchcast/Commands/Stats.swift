@@ -3,7 +3,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Stats: ParsableCommand {
+    struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Summarise the store: devices, apps, events by kind, time span, days with launches.",
             discussion: """
@@ -20,17 +20,21 @@ extension FetchCast {
         @Option(help: "Output format on stdout.")
         var format: OutputFormat = .table
 
-        func run() throws {
-            let s = try store.open(.read)
+        func run() async throws {
+            let s = try await store.openLog(.read)
             let stats: StoreStats
-            do { stats = try s.stats() } catch { throw FetchCast.fail(error.description) }
+            do { stats = try await s.stats() } catch {
+                await s.close()
+                throw FetchCast.fail(String(describing: error))
+            }
+            await s.close()
             var out = FileSink.standardOutput()
             switch format {
             case .json:
                 print(JSON.encode(stats), to: &out)
             case .table:
                 var rows: [(String, String)] = [
-                    ("store", store.path),
+                    ("store", store.displayName),
                     ("files", String(stats.files)),
                     ("events", String(stats.events)),
                     ("  launches", String(stats.launches)),

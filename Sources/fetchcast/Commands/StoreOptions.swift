@@ -1,4 +1,5 @@
 import ArgumentParser
+import FetchCastPostgres
 import FetchCastStore
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 /// `--db`, shared by every subcommand that uses a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store file (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
+        "The store file, or postgres://USER@HOST:PORT/DATABASE for ingest, stats and devices (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
     var path: String {
@@ -17,9 +18,48 @@ struct StoreOptions: ParsableArguments {
         return Store.defaultPath
     }
 
+    /// Whether the store is a PostgreSQL database (`postgres://…`) rather than an SQLite file.
+    var isPostgres: Bool { PostgresLocation.isURL(path) }
+
+    /// The store as output names it: the path, or the URL without its password.
+    var displayName: String {
+        guard isPostgres else { return path }
+        return (try? PostgresLocation(url: path, environment: [:]).description) ?? PostgresLocation.redacted(path)
+    }
+
+    /// Opens the event log to append to it, on either engine: an SQLite file is created when
+    /// missing (as ``open(create:)`` does), a PostgreSQL database gets its tables.
+    func openLog(create: Bool) async throws -> any EventLogWriter {
+        guard isPostgres else { return try open(create: create) }
+        return try await openPostgres(create: true)
+    }
+
+    /// Opens the event log to read it, on either engine (SQLite as ``open(_:)`` does).
+    func openLog(_ access: Store.Access) async throws -> any EventLogReader {
+        guard isPostgres else { return try open(access) }
+        return try await openPostgres(create: false)
+    }
+
+    private func openPostgres(create: Bool) async throws -> PostgresEventLog {
+        do {
+            return try await PostgresEventLog.open(try PostgresLocation(url: path), create: create)
+        } catch let error as StoreError {
+            throw FetchCast.fail(error.description)
+        }
+    }
+
+    /// Refuses a PostgreSQL store for the commands that do not run on one yet, naming the command.
+    func refusePostgres() throws {
+        guard isPostgres else { return }
+        let names = FetchCast.configuration.subcommands.map { $0._commandName }
+        let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "`fetchcast \($0)`" } ?? "this command"
+        throw FetchCast.fail("\(displayName): \(command) does not run on PostgreSQL yet (only ingest, stats and devices do); pass an SQLite store with --db FILE")
+    }
+
     /// Opens the store to write it: `ingest` creates it (`create`); other writers need it to
     /// exist.
     func open(create: Bool) throws -> Store {
+        try refusePostgres()
         if !create { try requireExisting() }
         var st = stat()
         if stat(path, &st) == 0, !Store.isWritable(path: path) {
@@ -35,6 +75,7 @@ struct StoreOptions: ParsableArguments {
     /// Opens an existing store for a command that reads it: read-only when it only reads or
     /// when the store cannot be written (``Store/Access``).
     func open(_ access: Store.Access) throws -> Store {
+        try refusePostgres()
         try requireExisting()
         do {
             return try Store(path: path, access: access)

@@ -1,0 +1,284 @@
+import FetchCastCore
+import FetchCastStore
+import FetchCastTrace
+import Logging
+import PostgresNIO
+
+/// An event log in a PostgreSQL database (15 or later): the engine behind
+/// `--db postgres://USER@HOST:PORT/DATABASE` for `ingest`, `stats` and `devices`.
+///
+/// One connection per instance; appends use `COPY` inside one transaction per file, every value
+/// bound or streamed, never written into SQL. The layout is ``PostgresSchema``'s.
+public final class PostgresEventLog: EventLogWriter, Sendable {
+    /// The URL without its password.
+    public let location: String
+    let connection: PostgresConnection
+    let logger: Logger
+
+    private init(location: String, connection: PostgresConnection, logger: Logger) {
+        self.location = location
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects to the database and checks (or, with `create`, creates or upgrades) its schema.
+    /// - Parameters:
+    ///   - location: Where the database is.
+    ///   - create: Whether a database without FetchCast's tables gets them (writers); readers
+    ///     pass `false` and are refused when there are none.
+    /// - Returns: The open log; ``close()`` it when done.
+    /// - Throws: `StoreError` when the server cannot be reached, refuses the login, holds a
+    ///   newer schema, or holds tables that are not FetchCast's.
+    public static func open(_ location: PostgresLocation, create: Bool) async throws -> PostgresEventLog {
+        let where_ = location.description
+        let tls: PostgresConnection.Configuration.TLS
+        switch location.tls {
+        case .disable:
+            tls = .disable
+        case .require, .verifyFull:
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            if location.tls == .require { configuration.certificateVerification = .none }
+            do { tls = .require(try NIOSSLContext(configuration: configuration)) } catch {
+                throw StoreError(path: where_, message: "could not set up TLS (\(error)); check the system's certificates or use sslmode=disable")
+            }
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: tls)
+        // No log output: a connection's messages are not the CLI's, and none may carry a password.
+        let logger = Logger(label: "fetchcast.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw Self.storeError(error, location: where_, doing: "could not connect")
+        }
+        let log = PostgresEventLog(location: where_, connection: connection, logger: logger)
+        do {
+            try await log.openSchema(create: create)
+        } catch {
+            await log.close()
+            throw error
+        }
+        return log
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await connection.close()
+    }
+
+    // MARK: Schema
+
+    /// Checks the schema version; with `create`, creates or upgrades the tables under the
+    /// migration lock.
+    private func openSchema(create: Bool) async throws {
+        let version = try await schemaVersion()
+        if let version, version > PostgresSchema.currentVersion {
+            throw StoreError(path: location, message: "the database has FetchCast schema version \(version), newer than this fetchcast (\(PostgresSchema.currentVersion)); upgrade fetchcast")
+        }
+        if version == PostgresSchema.currentVersion { return }
+        guard create else {
+            if version == nil {
+                throw StoreError(path: location, message: "no FetchCast store in this database (no fetchcast_meta table); `fetchcast ingest FILE --db \(location)` creates one")
+            }
+            throw StoreError(path: location, message: "the database has FetchCast schema version \(version!), older than this fetchcast (\(PostgresSchema.currentVersion)); run `fetchcast ingest` once on it to upgrade it")
+        }
+        try await transaction { c in
+            try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: self.logger)
+            // Again under the lock: another process may have created it meanwhile.
+            var found = try await self.schemaVersion(on: c)
+            if found == nil {
+                let tables = try await self.scalar(
+                    "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()", on: c)
+                if tables > 0 {
+                    throw StoreError(path: self.location, message: "the database has tables but is not a FetchCast store; pass another --db")
+                }
+                found = 0
+            }
+            guard var version = found, version <= PostgresSchema.currentVersion else { return }
+            while version < PostgresSchema.currentVersion {
+                for statement in PostgresSchema.migrations[Int(version)] {
+                    try await c.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                version += 1
+                try await c.query(
+                    "INSERT INTO fetchcast_meta(key, value) VALUES ('schema_version', \(version)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    logger: self.logger)
+            }
+        }
+    }
+
+    /// The schema version, `nil` when the database has no `fetchcast_meta` table.
+    private func schemaVersion(on c: PostgresConnection? = nil) async throws -> Int64? {
+        let c = c ?? connection
+        let exists = try await scalar("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'fetchcast_meta'", on: c)
+        guard exists > 0 else { return nil }
+        return try await scalar("SELECT COALESCE(max(value), 0) FROM fetchcast_meta WHERE key = 'schema_version'", on: c)
+    }
+
+    // MARK: Reads
+
+    public func stats() async throws -> StoreStats {
+        try await readSnapshot { c in
+            let files = try await self.scalar("SELECT count(*) FROM files", on: c)
+            let rejected = try await self.scalar("SELECT COALESCE(sum(rejected), 0)::bigint FROM files", on: c)
+            var byKind: [Int64: Int64] = [:]
+            for try await (kind, n) in try await c.query("SELECT kind::bigint, sum(n)::bigint FROM file_counts GROUP BY kind", logger: self.logger)
+                .decode((Int64, Int64).self) {
+                byKind[kind] = n
+            }
+            let devices = try await self.scalar("SELECT count(DISTINCT device_id) FROM file_counts WHERE device_id <> 0", on: c)
+            let apps = try await self.scalar(
+                "SELECT count(DISTINCT app_id) FROM file_counts WHERE kind <> \(Int64(EventKind.state.rawValue))", on: c)
+            var first: String?, last: String?
+            for try await (lo, hi) in try await c.query("SELECT min(first_us), max(last_us) FROM file_counts", logger: self.logger)
+                .decode((Int64?, Int64?).self) {
+                if let lo, let hi {
+                    first = Timestamp.format(micros: lo, utcOffsetSeconds: 0)
+                    last = Timestamp.format(micros: hi, utcOffsetSeconds: 0)
+                }
+            }
+            let deviceDays = try await self.scalar("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days) d", on: c)
+            let launches = byKind[Int64(EventKind.launch.rawValue)] ?? 0
+            return StoreStats(
+                files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
+                launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
+                publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0,
+                states: byKind[Int64(EventKind.state.rawValue)], rejected: rejected,
+                firstEvent: first, lastEvent: last, activeDeviceDays: deviceDays,
+                launchesPerDeviceDay: deviceDays > 0 ? Double(launches) / Double(deviceDays) : 0)
+        }
+    }
+
+    public func devices(top: Int) async throws -> [DeviceSummary] {
+        let launchKind = Int64(EventKind.launch.rawValue)
+        let top64 = Int64(top)
+        return try await readSnapshot { c in
+            let rows = try await c.query("""
+                WITH per_app AS (
+                    SELECT f.device_id, a.name AS app, sum(f.n) AS events,
+                           sum(CASE WHEN f.kind = \(launchKind) THEN f.n ELSE 0 END) AS launches,
+                           min(f.first_us) AS first_us, max(f.last_us) AS last_us
+                    FROM file_counts f JOIN apps a ON a.app_id = f.app_id
+                    WHERE f.device_id <> 0
+                    GROUP BY f.device_id, a.name
+                ), ranked AS (
+                    SELECT device_id, app, launches,
+                           sum(events) OVER device AS device_events, sum(launches) OVER device AS device_launches,
+                           min(first_us) OVER device AS first_us, max(last_us) OVER device AS last_us,
+                           row_number() OVER (PARTITION BY device_id ORDER BY launches DESC, app) AS rank
+                    FROM per_app
+                    WINDOW device AS (PARTITION BY device_id)
+                )
+                SELECT d.name, r.device_events::bigint, r.device_launches::bigint, r.first_us, r.last_us, r.app,
+                       r.launches::bigint, r.device_id
+                FROM ranked r JOIN devices d ON d.device_id = r.device_id
+                WHERE r.rank <= GREATEST(\(top64), 1)
+                ORDER BY d.name, r.device_id, r.rank
+                """, logger: self.logger)
+            var out: [DeviceSummary] = []
+            var lastID: Int64?
+            for try await (name, events, launches, firstUs, lastUs, app, appLaunches, id) in rows.decode(
+                (String, Int64, Int64, Int64, Int64, String, Int64, Int64).self) {
+                // Grouped by id, not by name: Swift's `==` treats canonically equivalent names as one.
+                if id != lastID {
+                    lastID = id
+                    out.append(DeviceSummary(
+                        device: name, events: events, launches: launches,
+                        firstEvent: Timestamp.format(micros: firstUs, utcOffsetSeconds: 0),
+                        lastEvent: Timestamp.format(micros: lastUs, utcOffsetSeconds: 0), topApps: []))
+                }
+                if appLaunches > 0 && out[out.count - 1].topApps.count < top {
+                    out[out.count - 1].topApps.append(.init(app: app, launches: appLaunches))
+                }
+            }
+            return out
+        }
+    }
+
+    public func sortedDeviceNames() async throws -> [String] {
+        try await strings("SELECT name FROM devices ORDER BY name")
+    }
+
+    public func sortedAppNames() async throws -> [String] {
+        try await strings("SELECT name FROM apps ORDER BY name")
+    }
+
+    public func fileCount() async throws -> Int64 {
+        do { return try await scalar("SELECT count(*) FROM files", on: connection) } catch { throw mapped(error) }
+    }
+
+    // MARK: Helpers
+
+    private func strings(_ query: PostgresQuery) async throws -> [String] {
+        do {
+            var out: [String] = []
+            for try await name in try await connection.query(query, logger: logger).decode(String.self) { out.append(name) }
+            return out
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    /// The one `bigint` a query returns.
+    func scalar(_ query: PostgresQuery, on c: PostgresConnection) async throws -> Int64 {
+        for try await value in try await c.query(query, logger: logger).decode(Int64.self) { return value }
+        return 0
+    }
+
+    /// Runs `body` in a read-only transaction that sees one snapshot (`REPEATABLE READ`).
+    func readSnapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+        } catch {
+            throw mapped(error)
+        }
+        do {
+            let value = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw mapped(error)
+        }
+    }
+
+    /// Runs `body` in a read-write transaction: committed when it returns, rolled back when it
+    /// throws (its error is rethrown as it was, a `StoreError` for a server's error).
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            try await connection.query("BEGIN", logger: logger)
+        } catch {
+            throw mapped(error)
+        }
+        do {
+            let value = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw mapped(error)
+        }
+    }
+
+    /// A server or connection error as a `StoreError`; any other error as it was.
+    func mapped(_ error: any Error) -> any Error {
+        guard error is PSQLError else { return error }
+        return Self.storeError(error, location: location, doing: "failed")
+    }
+
+    /// A `StoreError` naming what the server said (its message and SQLSTATE) or why the
+    /// connection failed; never the password (PSQLError's own description hides details).
+    static func storeError(_ error: any Error, location: String, doing: String) -> StoreError {
+        guard let e = error as? PSQLError else { return StoreError(path: location, message: "\(doing): \(error)") }
+        if let info = e.serverInfo, let message = info[.message] {
+            let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return StoreError(path: location, message: "PostgreSQL: \(message)\(state)")
+        }
+        if let underlying = e.underlying {
+            return StoreError(path: location, message: "\(doing): \(underlying); is the server running, and does the URL name its host and port?")
+        }
+        return StoreError(path: location, message: "\(doing): \(e.code)")
+    }
+}

@@ -1,0 +1,117 @@
+/// The PostgreSQL event log's tables and the migrations between its schema versions.
+///
+/// The version is the `schema_version` row of `fetchcast_meta`. Migrations run once, in order,
+/// in the transaction that opens the database for writing, under an advisory lock, so two
+/// processes that open a new database at the same moment cannot both create it.
+///
+/// Laid out for sharding by device (Citus `create_distributed_table(…, 'device_id')`): every
+/// device-keyed table (`devices`, `event_log`, `file_counts`, `file_days`) has `device_id` as
+/// the first column of its primary key and no unique constraint without it, so the four
+/// colocate; `apps` and `files` are small and every shard joins them (reference tables).
+/// `event_log` is hash-partitioned by `device_id` (declarative partitioning, 8 partitions).
+/// Device and app ids are 63-bit hashes of their names (``NameID``), so no shared counter
+/// hands them out; device id 0 stands for "every device" (a publish).
+enum PostgresSchema {
+    /// The version this build writes.
+    static let currentVersion: Int64 = 1
+
+    /// Partitions of `event_log`.
+    static let partitions = 8
+
+    /// The statements that bring a database from version `index` to `index + 1`, one
+    /// statement each (the extended protocol runs one at a time).
+    static let migrations: [[String]] = [
+        // 0 → 1: names, files, events, per-file aggregates, the `events` view.
+        [
+            "CREATE TABLE fetchcast_meta(key text COLLATE \"C\" PRIMARY KEY, value bigint NOT NULL)",
+            "CREATE TABLE devices(device_id bigint PRIMARY KEY, name text COLLATE \"C\" NOT NULL)",
+            "CREATE INDEX devices_name ON devices(name)",
+            "CREATE TABLE apps(app_id bigint PRIMARY KEY, name text COLLATE \"C\" NOT NULL UNIQUE)",
+            "CREATE SEQUENCE file_ids",
+            """
+            CREATE TABLE files(
+                file_id bigint PRIMARY KEY,
+                name text NOT NULL,
+                sha256 text COLLATE "C" NOT NULL UNIQUE,
+                format text NOT NULL,
+                gzip boolean NOT NULL,
+                size_bytes bigint NOT NULL,
+                rows bigint NOT NULL,
+                rejected bigint NOT NULL,
+                ingested_at text NOT NULL)
+            """,
+            "CREATE INDEX files_size ON files(size_bytes)",
+            """
+            CREATE TABLE event_log(
+                device_id bigint NOT NULL,
+                file_id bigint NOT NULL,
+                line bigint NOT NULL,
+                time_us bigint NOT NULL,
+                utc_offset_s integer NOT NULL,
+                app_id bigint NOT NULL,
+                kind smallint NOT NULL,
+                result smallint,
+                bytes bigint,
+                duration_ms bigint,
+                network smallint,
+                power smallint,
+                battery smallint,
+                low_power smallint,
+                PRIMARY KEY (device_id, file_id, line)
+            ) PARTITION BY HASH (device_id)
+            """,
+        ] + (0..<partitions).map {
+            "CREATE TABLE event_log_p\($0) PARTITION OF event_log FOR VALUES WITH (MODULUS \(partitions), REMAINDER \($0))"
+        } + [
+            "CREATE INDEX event_log_device_time ON event_log(device_id, time_us)",
+            """
+            CREATE TABLE file_counts(
+                device_id bigint NOT NULL,
+                file_id bigint NOT NULL,
+                app_id bigint NOT NULL,
+                kind smallint NOT NULL,
+                n bigint NOT NULL,
+                first_us bigint NOT NULL,
+                last_us bigint NOT NULL,
+                PRIMARY KEY (device_id, file_id, app_id, kind))
+            """,
+            "CREATE INDEX file_counts_file ON file_counts(file_id)",
+            """
+            CREATE TABLE file_days(
+                device_id bigint NOT NULL,
+                file_id bigint NOT NULL,
+                day integer NOT NULL,
+                launches bigint NOT NULL,
+                PRIMARY KEY (device_id, file_id, day))
+            """,
+            """
+            CREATE VIEW events AS
+            SELECT
+                floor(e.time_us / 1000000.0)::bigint AS time_utc,
+                e.utc_offset_s AS utc_offset_s,
+                COALESCE(d.name, '') AS device,
+                a.name AS app,
+                CASE e.kind WHEN 0 THEN 'launch' WHEN 1 THEN 'fetch' WHEN 2 THEN 'publish' ELSE 'state' END AS event,
+                CASE e.result WHEN 0 THEN 'newData' WHEN 1 THEN 'noData' WHEN 2 THEN 'failed' END AS result,
+                e.bytes AS bytes,
+                e.duration_ms AS duration_ms,
+                e.time_us AS time_us,
+                e.file_id AS file_id,
+                e.line AS line,
+                CASE e.network WHEN 0 THEN 'wifi' WHEN 1 THEN 'cellular' WHEN 2 THEN 'offline' END AS network,
+                CASE e.power WHEN 0 THEN 'charging' WHEN 1 THEN 'battery' END AS power,
+                e.battery AS battery,
+                CASE e.low_power WHEN 1 THEN 'on' WHEN 0 THEN 'off' END AS low_power
+            FROM event_log e
+            LEFT JOIN devices d ON d.device_id = e.device_id
+            JOIN apps a ON a.app_id = e.app_id
+            """,
+        ],
+    ]
+
+    /// The advisory lock key a migration holds ('FCSCHEMA').
+    static let migrationLock: Int64 = 0x4643_5343_4845_4D41
+    /// The advisory lock key an append holds to its commit ('FCAPPEND'): appends to one
+    /// database run one at a time, as SQLite's do.
+    static let appendLock: Int64 = 0x4643_4150_5045_4E44
+}
