@@ -245,8 +245,8 @@ public final class ModelRepository {
 
     /// A following scheduler for `apps` of `device`, told of the device's events before `time`
     /// (at it too when `inclusive`; otherwise only the publishes and `state` rows at it, which a
-    /// replay delivers before its looks at that instant) in replay order; `nil` when there are
-    /// none. Goes on from a kept or saved scheduler of the same device, apps, constants and prior
+    /// replay delivers before its looks at that instant) in replay order (``InstantOrder``);
+    /// `nil` when there are none. Goes on from a kept or saved scheduler of the same device, apps, constants and prior
     /// when one is still caught up (``stillCaughtUp(_:watermark:limitMicros:last:)``) and no later
     /// than `time`.
     func caughtUp(
@@ -303,7 +303,7 @@ public final class ModelRepository {
                     state.scheduler.observe(Self.event(e))
                 }
             }
-            try store.deviceHistory(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
+            try forEachHistoryEvent(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
             let advanced = state.limitMicros != limit || state.watermark != watermark
             state.limitMicros = limit
             state.watermark = watermark
@@ -312,8 +312,9 @@ public final class ModelRepository {
             if advanced, !storedAlready || told > 0 { toSave = state }
             if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
             if !inclusive, micros == micros.rounded() {
-                try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
-                    if e.kind == .publish || e.kind == .state { try tell(e) }
+                // The events at `time` that come before the looks at it.
+                try forEachHistoryEvent(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
+                    if Self.step(of: e) < .looks { try tell(e) }
                 }
             }
             return state.seen ? state.scheduler : nil
@@ -555,9 +556,9 @@ public final class ModelRepository {
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, priorTags: priorTags, rewind: { [self] in try model(of: $0, before: $1) },
                         catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, priorTag: $5, time: $6, inclusive: $7) },
-                        readHistory: { [store] device, time, body in
+                        readHistory: { [self] device, time, body in
                             let limit = Int64((time * 1_000_000).rounded(.down)) + 1
-                            try store.readTransaction { try store.deviceHistory(ofDevice: device, beforeMicros: limit, body) }
+                            try store.readTransaction { try forEachHistoryEvent(ofDevice: device, beforeMicros: limit, body) }
                         })
     }
 
