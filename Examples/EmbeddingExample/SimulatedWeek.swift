@@ -20,9 +20,12 @@ enum SimulatedWeek {
         var date: Date
         var app: String
         var result: FetchResult?
+
+        /// What the event is: a launch, or a fetch's result.
+        var kind: EventKind { result == nil ? .launch : .fetch }
     }
 
-    /// The events in time order.
+    /// The events in time order (``InstantOrder`` within an instant).
     static func events() -> [Event] {
         let news = "com.example.news", mail = "com.example.mail", podcasts = "com.example.podcasts"
         var events: [Event] = []
@@ -51,6 +54,9 @@ enum SimulatedWeek {
         }
         // Monday morning: the news app is opened, as on every weekday.
         events.append(Event(date: now.addingTimeInterval(-1), app: news, result: nil))
-        return events.sorted { $0.date < $1.date }
+        // In time order, each instant's events in the order a scheduler is told of them
+        // (`InstantOrder`: publishes, `state` rows, then launches and fetches as recorded).
+        InstantOrder.sort(&events, time: \.date, step: { InstantOrder.step(of: $0.kind) })
+        return events
     }
 }

@@ -25,4 +25,22 @@ extension ModelRepository {
 
     /// The device id (`devices.id`) of a stored event; `nil` for a publish to every device.
     static func device(of e: EncodedEvent) -> Int64? { e.device == EncodedEvent.everyDevice ? nil : Int64(e.device) }
+
+    /// Calls `body` for each event of `device` in [`fromMicros`, `beforeMicros`) and each
+    /// publish to every device then, in the order a policy is told of them: the store's time
+    /// order, each instant arranged by ``InstantOrder`` (what the replay does with the same
+    /// events). Inside the caller's transaction.
+    /// - Complexity: O(log n + the rows read), through the store's (device, time) index.
+    func forEachHistoryEvent(
+        ofDevice device: Int64, fromMicros: Int64 = .min, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
+    ) throws {
+        var instant = InstantOrder.Buffer<StoredEvent>()
+        try store.deviceHistory(ofDevice: device, fromMicros: fromMicros, beforeMicros: beforeMicros) { e in
+            try instant.add(e, time: e.timeMicros, step: Self.step(of: e), to: body)
+        }
+        try instant.flush(to: body)
+    }
+
+    /// Where a stored event stands among the events of its instant (``InstantOrder``).
+    static func step(of e: StoredEvent) -> InstantOrder.Step { InstantOrder.step(of: e.kind, everyDevice: e.device == nil) }
 }

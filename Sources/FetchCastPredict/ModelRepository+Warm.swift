@@ -140,7 +140,7 @@ extension ModelRepository {
         let older = try Self.olderWarmMarkerKeys.contains { try store.modelStateWatermark(key: $0) != nil }
         guard older else { return }
         try store.writeTransaction {
-            try store.deleteModelStates(prefix: Self.schedulerPrefix)
+            try checkpoints.invalidateAll()
             try store.deleteModelStates(prefix: Self.planTablePrefix)
             for key in Self.olderWarmMarkerKeys { try store.deleteModelState(key: key) }
         }

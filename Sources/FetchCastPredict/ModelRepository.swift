@@ -245,10 +245,10 @@ public final class ModelRepository {
 
     /// A following scheduler for `apps` of `device`, told of the device's events before `time`
     /// (at it too when `inclusive`; otherwise only the publishes and `state` rows at it, which a
-    /// replay delivers before its looks at that instant) in replay order; `nil` when there are
-    /// none. Goes on from a kept or saved scheduler of the same device, apps, constants and prior
-    /// when one is still caught up (``stillCaughtUp(_:watermark:limitMicros:last:)``) and no later
-    /// than `time`.
+    /// replay delivers before its looks at that instant) in replay order (``InstantOrder``);
+    /// `nil` when there are none. Goes on from a kept or saved scheduler (``SchedulerCheckpoint``)
+    /// of the same device, apps, constants and prior when one is still caught up
+    /// (``stillCaughtUp(_:watermark:limitMicros:last:)``) and no later than `time`.
     func caughtUp(
         _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
         priorTag knownTag: UInt64? = nil, time: Double, inclusive: Bool
@@ -303,7 +303,7 @@ public final class ModelRepository {
                     state.scheduler.observe(Self.event(e))
                 }
             }
-            try store.deviceHistory(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
+            try forEachHistoryEvent(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
             let advanced = state.limitMicros != limit || state.watermark != watermark
             state.limitMicros = limit
             state.watermark = watermark
@@ -312,8 +312,9 @@ public final class ModelRepository {
             if advanced, !storedAlready || told > 0 { toSave = state }
             if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
             if !inclusive, micros == micros.rounded() {
-                try store.deviceHistory(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
-                    if e.kind == .publish || e.kind == .state { try tell(e) }
+                // The events at `time` that come before the looks at it.
+                try forEachHistoryEvent(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
+                    if Self.step(of: e) < .looks { try tell(e) }
                 }
             }
             return state.seen ? state.scheduler : nil
@@ -368,53 +369,25 @@ public final class ModelRepository {
         return hash.value
     }
 
-    /// The format of a saved caught-up scheduler row: this version, the conditions, where it
-    /// stopped, whether it saw an event, the tag of its prior, then its scheduler's state
-    /// (``LearnedPolicy/savedState()``). Rows of fetchcast 0.5.0 (JSON) are not read: the next
-    /// plan catches up from the events and saves the row again; nor are rows of version 2, saved
-    /// before a habit's chance started from 4 pseudo-days, and of version 3, before those
-    /// pseudo-days' chance was placed within the hour (their looks valued otherwise).
-    private static let savedSchedulerVersion = 4
+    /// Where caught-up schedulers are kept for the next process (``SchedulerCheckpoints``):
+    /// the store's model state.
+    var checkpoints: any SchedulerCheckpoints { StoreSchedulerCheckpoints(store: store) }
 
     /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
     /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.
-    private func saved(_ key: SchedulerKey) -> SavedScheduler? {
-        let read = try? store.withModelState(key: storageKey(key)) { watermark, bytes -> SavedScheduler? in
-            var r = BinaryReader(bytes)
-            guard (try? r.int()) == Self.savedSchedulerVersion, let conditions = try? r.conditions(), let limit = try? r.int(),
-                  let seen = try? r.bool(), let tag = try? r.uint64(), let scheduler = try? r.blob(), r.offset == bytes.count
-            else { return nil }
-            return SavedScheduler(
-                conditions: conditions, limitMicros: Int64(limit), watermark: watermark, seen: seen, priorTag: tag, scheduler: Array(scheduler))
-        }
-        return read ?? nil
-    }
-
-    /// A saved ``CaughtUp`` as read, before its scheduler is restored.
-    private struct SavedScheduler {
-        var conditions: DeviceConditions
-        var limitMicros: Int64
-        var watermark: Int64
-        var seen: Bool
-        var priorTag: UInt64?
-        var scheduler: [UInt8]
+    private func saved(_ key: SchedulerKey) -> SchedulerCheckpoint? {
+        (try? checkpoints.checkpoint(key: storageKey(key))) ?? nil
     }
 
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
     /// a failure only costs the next process the catching up.
     private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64) {
         guard savesSchedulers, let bytes = try? state.scheduler.savedState() else { return }
-        var w = BinaryWriter()
-        w.int(Self.savedSchedulerVersion)
-        w.conditions(state.conditions)
-        w.int(Int(state.limitMicros))
-        w.bool(state.seen)
-        w.uint64(priorTag)
-        w.blob(bytes)
+        let checkpoint = SchedulerCheckpoint(
+            conditions: state.conditions, limitMicros: state.limitMicros, watermark: state.watermark, seen: state.seen,
+            priorTag: priorTag, scheduler: bytes)
         do {
-            try store.writeTransaction {
-                try store.saveModelStates([Store.ModelStateRecord(key: storageKey(key), watermark: state.watermark, state: w.bytes)])
-            }
+            try checkpoints.save(checkpoint, key: storageKey(key))
             schedulersSaved += 1
         } catch {}
     }
@@ -555,9 +528,9 @@ public final class ModelRepository {
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
                         deviceIDs: names.deviceIDs, priorTags: priorTags, rewind: { [self] in try model(of: $0, before: $1) },
                         catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, priorTag: $5, time: $6, inclusive: $7) },
-                        readHistory: { [store] device, time, body in
+                        readHistory: { [self] device, time, body in
                             let limit = Int64((time * 1_000_000).rounded(.down)) + 1
-                            try store.readTransaction { try store.deviceHistory(ofDevice: device, beforeMicros: limit, body) }
+                            try store.readTransaction { try forEachHistoryEvent(ofDevice: device, beforeMicros: limit, body) }
                         })
     }
 

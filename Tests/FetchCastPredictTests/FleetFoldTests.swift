@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastStore
 import FetchCastTestSupport
 import FetchCastTrace
@@ -193,5 +194,64 @@ extension DeviceModel {
         }
         m.pairSuccesses = PairWeights(pairs)
         return m
+    }
+}
+
+/// The fold is a pure ``FleetLearner`` over an ordered event stream: one learner fed the
+/// events in memory, no store, ends where the repository's incremental, batched fold of the
+/// same events (two ingests, each folded as it came; every device's share taken out and pooled
+/// again) ends, bit for bit: the same models and the same population sums.
+struct FleetLearnerStreamTests {
+    /// Two weeks of three devices' habits and a publish to every device each day at noon, as
+    /// trace rows in time order.
+    private static func rows() -> [String] {
+        var rows = HabitTrace.rows(devices: ["a", "b", "c"], days: 0..<14)
+        for day in 0..<14 {
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            rows.append("\(date)T12:00:00+01:00,,news,publish,,,")
+        }
+        return rows.sorted()
+    }
+
+    @Test func aLearnerFedTheEventsInMemoryEndsWhereTheRepositorysFoldEnds() throws {
+        let rows = Self.rows()
+        let half = rows.count / 2
+        let temporary = try TemporaryStore()
+        let store = try temporary.open()
+        let repository = ModelRepository(store: store)
+        repository.foldBatchSize = 2
+        try temporary.ingest(Array(rows[..<half]), into: store)
+        _ = try repository.refresh()
+        try temporary.ingest(Array(rows[half...]), into: store)
+        let snapshot = try repository.refresh()
+        #expect(snapshot.eventsFolded > 0)
+
+        // The same rows as an in-memory stream in ingest order: devices by name, apps by a table of our own.
+        let apps = ["chat", "mail", "news"]
+        var learner = FleetLearner<String>()
+        for row in rows {
+            let f = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let parsed = try Array(f[0].utf8).withUnsafeBytes { try Timestamp.parse($0) }
+            let kind = try #require(EventKind(name: f[3]))
+            learner.observe(
+                DeviceEvent(time: Double(parsed.micros) / 1_000_000, utcOffsetSeconds: parsed.utcOffsetSeconds,
+                            app: Int32(apps.firstIndex(of: f[2])!), kind: kind),
+                device: f[1].isEmpty ? nil : f[1])
+        }
+        for device in learner.models.keys.sorted() { learner.pool(device) { apps[Int($0)] } }
+
+        #expect(learner.models.count == 3)
+        var storeApp: [String: Int32] = [:]
+        for (id, name) in snapshot.appNames { storeApp[name] = Int32(id) }
+        for (device, model) in learner.models {
+            let id = try #require(snapshot.device(named: device))
+            let stored = try #require(snapshot.models[id])
+            let renumbered = model.renumberingApps { storeApp[apps[Int($0)]]! }
+            #expect(try renumbered.binaryEncoded() == stored.binaryEncoded(), "device \(device)")
+        }
+        let saved = try #require(try store.modelState(key: ModelRepository.populationKey))
+        #expect(saved.state == learner.population.binaryEncoded())
+        let everyone = try #require(try store.modelState(key: ModelRepository.everyoneKey))
+        #expect(everyone.state == (try learner.everyone.renumberingApps { storeApp[apps[Int($0)]]! }.binaryEncoded()))
     }
 }

@@ -163,8 +163,9 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
 
     public mutating func observe(_ event: DeviceEvent) {
         if mode == .following {
-            // The looks before this event, and those at its instant before a launch or a fetch.
-            catchUp(through: event.time, inclusive: event.kind == .launch || event.kind == .fetch)
+            // The looks before this event, and those at its instant before a launch or a fetch
+            // (``InstantOrder``: a publish at t comes before the looks at t).
+            catchUp(through: event.time, inclusive: !InstantOrder.precedesLooks(event.kind))
             if event.kind == .fetch, let result = event.result {
                 noteFetch(event, result: result)
                 return

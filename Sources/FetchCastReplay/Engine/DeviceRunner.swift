@@ -99,7 +99,8 @@ enum DeviceRunner {
                     progress.add(replayed)
                     replayed = 0
                 }
-                // The next instant, and every event at it (publishes to every device first).
+                // The next instant, and every event at it (publishes to every device first), in
+                // input order: ``InstantOrder`` arranges them below.
                 let a = own.peek()
                 let b = global?.peek()
                 let t: Int64
@@ -109,8 +110,9 @@ enum DeviceRunner {
                 case (nil, let y?): t = y.timeMicros
                 case (let x?, let y?): t = min(x.timeMicros, y.timeMicros)
                 }
-                // The common case: one launch or fetch of this device alone at its instant.
-                if let x = a, x.timeMicros == t, x.kind == .launch || x.kind == .fetch, b?.timeMicros != t {
+                // The common case: one launch or fetch of this device alone at its instant (the
+                // looks up to and at it, then the event, as ``InstantOrder`` has it).
+                if let x = a, x.timeMicros == t, InstantOrder.step(of: x.kind) == .launchOrFetch, b?.timeMicros != t {
                     own.advance()
                     if own.peek()?.timeMicros != t {
                         let e = event(x, everyDevice: false)
@@ -137,20 +139,24 @@ enum DeviceRunner {
                 replayed += group.count
                 let time = Double(t) / 1_000_000
                 for i in replays.indices { replays[i].runWakeups(until: time, inclusive: false, content: content) }
-                for e in group where e.kind == .publish {
-                    let slot = Int(slotOf[Int(e.app)])
-                    if slot >= 0 { content.publish(slot: slot, at: e.time) }
-                    for i in replays.indices { replays[i].observePublish(e) }
-                }
-                // A state row at t holds from t on: a wakeup at t sees it.
-                for e in group where e.kind == .state {
-                    for i in replays.indices { replays[i].observeState(e) }
-                }
-                for i in replays.indices { replays[i].runWakeups(until: time, inclusive: true, content: content) }
-                for e in group where e.kind == .launch || e.kind == .fetch {
-                    let slot = Int(slotOf[Int(e.app)])
-                    let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
-                    for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                // The instant in ``InstantOrder``'s order: publishes (to every device first),
+                // `state` rows (a state row at t holds from t on: a look at t sees it), the
+                // looks at t, then launches and fetches.
+                InstantOrder.forEach(in: group, step: { InstantOrder.step(of: $0.kind, everyDevice: $0.everyDevice) }, looks: {
+                    for i in replays.indices { replays[i].runWakeups(until: time, inclusive: true, content: content) }
+                }) { e in
+                    switch e.kind {
+                    case .publish:
+                        let slot = Int(slotOf[Int(e.app)])
+                        if slot >= 0 { content.publish(slot: slot, at: e.time) }
+                        for i in replays.indices { replays[i].observePublish(e) }
+                    case .state:
+                        for i in replays.indices { replays[i].observeState(e) }
+                    case .launch, .fetch:
+                        let slot = Int(slotOf[Int(e.app)])
+                        let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
+                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                    }
                 }
             }
         }

@@ -39,9 +39,9 @@ struct SlotRules: Sendable {
 
 /// One (policy, budget) replay of one device: drives the policy, applies rules 3–7 and counts.
 ///
-/// The device runner feeds it time groups; within a group at instant t the order is: the
-/// policy's wakeups before t, publishes at t, wakeups at t, then launches and input fetches at t
-/// in input order. A value type, so that the runner's hot loop mutates it in place without
+/// The device runner feeds it time groups, each in ``InstantOrder``'s order: the policy's
+/// wakeups before t, publishes at t, `state` rows at t, wakeups at t, then launches and input
+/// fetches at t in input order. A value type, so that the runner's hot loop mutates it in place without
 /// dynamic exclusivity checks.
 struct PolicyReplay {
     struct Pair {

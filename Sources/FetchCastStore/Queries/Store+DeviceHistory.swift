@@ -1,14 +1,14 @@
 extension Store {
     /// A device's events in [`fromMicros`, `beforeMicros`), with the publishes to every device,
-    /// in the order a replay delivers them: by time; at one instant publishes, then `state` rows,
-    /// then launches and fetches; then by id (ingest order). What a plan is made from.
+    /// in plain time order: by time, then by id (ingest order). What a plan is made from, once
+    /// each instant is put in the order a policy is told of it (``InstantOrder``, FetchCastCore).
     /// - Complexity: O(log n + the rows read), through the index on (device, time) (schema 4).
     package func deviceHistory(
         ofDevice device: Int64, fromMicros: Int64 = .min, beforeMicros micros: Int64, _ body: (StoredEvent) throws -> Void
     ) throws {
         let s = try connection.cached("""
             SELECT \(Self.storedEventColumns) FROM event_log WHERE (device_id = ?1 OR device_id IS NULL) AND time_us >= ?3 AND time_us < ?2
-            ORDER BY time_us, CASE kind WHEN 2 THEN 0 WHEN 3 THEN 1 ELSE 2 END, id
+            ORDER BY time_us, id
             """)
         defer { s.reset() }
         try s.bind([.integer(device), .integer(micros), .integer(fromMicros)])

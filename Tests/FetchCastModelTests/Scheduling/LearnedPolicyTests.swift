@@ -59,7 +59,7 @@ struct LearnedPolicyTests {
                 events.append(DeviceEvent(time: t, app: Int32.random(in: 1...3, using: &rng), kind: .launch))
             }
         }
-        events.sort { ($0.time, $0.kind.rawValue) < ($1.time, $1.kind.rawValue) }
+        InstantOrder.sort(&events, time: \.time, step: { InstantOrder.step(of: $0.kind) })
         let published = events.filter { $0.kind == .publish }.map(\.time)
         let launches = events.filter { $0.kind == .launch && $0.app == 1 }.map(\.time)
         var fetched: [Double] = []

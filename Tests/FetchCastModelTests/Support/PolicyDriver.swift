@@ -9,8 +9,9 @@ struct MadeFetch: Equatable {
     var time: Double
 }
 
-/// Drives a policy over events with the protocol's ordering contract: at equal times,
-/// publishes, then wakeups, then other events. Every fetch returns `result(app, time)`.
+/// Drives a policy over events (in time order) with the protocol's ordering contract,
+/// ``InstantOrder``: at one instant, publishes, then `state` rows (none here), then wakeups,
+/// then launches and fetches. Every fetch returns `result(app, time)`.
 func drive<P: FetchPolicy>(
     _ policy: inout P, events: [DeviceEvent], until end: Double,
     result: (Int32, Double) -> FetchResult = { _, _ in .newData }
@@ -28,8 +29,10 @@ func drive<P: FetchPolicy>(
             if let next = policy.nextWakeup, next <= w { break }
         }
     }
-    for e in events {
-        wakeAll(before: e.time, inclusive: e.kind != .publish)
+    var arranged = events
+    InstantOrder.arrange(&arranged, time: \.time, step: { InstantOrder.step(of: $0.kind) })
+    for e in arranged {
+        wakeAll(before: e.time, inclusive: !InstantOrder.precedesLooks(e.kind))
         policy.observe(e)
     }
     wakeAll(before: end, inclusive: true)

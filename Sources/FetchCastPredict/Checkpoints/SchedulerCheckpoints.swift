@@ -1,0 +1,34 @@
+import FetchCastStore
+
+/// Where caught-up schedulers are kept between processes, by key (``ModelRepository/storageKey(_:)``):
+/// save, restore, invalidate. Whether a checkpoint is still exact is the repository's to decide
+/// (its watermark, where it stopped and its prior's tag); this only keeps them.
+protocol SchedulerCheckpoints {
+    /// The checkpoint kept under `key`; `nil` when none is, or it cannot be read (another
+    /// format). Inside the caller's transaction.
+    func checkpoint(key: String) throws -> SchedulerCheckpoint?
+    /// Keeps `checkpoint` under `key`, replacing what was kept there, in a transaction of its own.
+    func save(_ checkpoint: SchedulerCheckpoint, key: String) throws
+    /// Forgets every checkpoint (their keys or format changed), inside the caller's write
+    /// transaction.
+    func invalidateAll() throws
+}
+
+/// Checkpoints kept in the store's model state, one row per key under
+/// ``ModelRepository/schedulerPrefix``, the row's watermark the checkpoint's.
+struct StoreSchedulerCheckpoints: SchedulerCheckpoints {
+    let store: Store
+
+    func checkpoint(key: String) throws -> SchedulerCheckpoint? {
+        try store.withModelState(key: key) { watermark, bytes in SchedulerCheckpoint(binary: bytes, watermark: watermark) } ?? nil
+    }
+
+    func save(_ checkpoint: SchedulerCheckpoint, key: String) throws {
+        let record = Store.ModelStateRecord(key: key, watermark: checkpoint.watermark, state: checkpoint.binaryEncoded())
+        try store.writeTransaction { try store.saveModelStates([record]) }
+    }
+
+    func invalidateAll() throws {
+        try store.deleteModelStates(prefix: ModelRepository.schedulerPrefix)
+    }
+}
