@@ -229,26 +229,19 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
 
     /// Runs `body` in a read-only transaction that sees one snapshot (`REPEATABLE READ`).
     func readSnapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-        } catch {
-            throw mapped(error)
-        }
-        do {
-            let value = try await body(connection)
-            try await connection.query("COMMIT", logger: logger)
-            return value
-        } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
-            throw mapped(error)
-        }
+        try await inTransaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
     /// Runs `body` in a read-write transaction: committed when it returns, rolled back when it
     /// throws (its error is rethrown as it was, a `StoreError` for a server's error).
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await inTransaction(begin: "BEGIN", body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, or `ROLLBACK` when it throws.
+    private func inTransaction<T: Sendable>(begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(begin, logger: logger)
         } catch {
             throw mapped(error)
         }
