@@ -131,23 +131,15 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             let devices = try await self.scalar("SELECT count(DISTINCT device_id) FROM file_counts WHERE device_id <> 0", on: c)
             let apps = try await self.scalar(
                 "SELECT count(DISTINCT app_id) FROM file_counts WHERE kind <> \(Int64(EventKind.state.rawValue))", on: c)
-            var first: String?, last: String?
+            var spanMicros: (first: Int64, last: Int64)?
             for try await (lo, hi) in try await c.query("SELECT min(first_us), max(last_us) FROM file_counts", logger: self.logger)
                 .decode((Int64?, Int64?).self) {
-                if let lo, let hi {
-                    first = Timestamp.format(micros: lo, utcOffsetSeconds: 0)
-                    last = Timestamp.format(micros: hi, utcOffsetSeconds: 0)
-                }
+                if let lo, let hi { spanMicros = (lo, hi) }
             }
             let deviceDays = try await self.scalar("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days) d", on: c)
-            let launches = byKind[Int64(EventKind.launch.rawValue)] ?? 0
             return StoreStats(
-                files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
-                launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
-                publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0,
-                states: byKind[Int64(EventKind.state.rawValue)], rejected: rejected,
-                firstEvent: first, lastEvent: last, activeDeviceDays: deviceDays,
-                launchesPerDeviceDay: deviceDays > 0 ? Double(launches) / Double(deviceDays) : 0)
+                files: files, rejected: rejected, eventsByKind: byKind, devices: devices, apps: apps, spanMicros: spanMicros,
+                activeDeviceDays: deviceDays)
         }
     }
 

@@ -62,6 +62,26 @@ extension StoreStats {
         self.activeDeviceDays = activeDeviceDays
         self.launchesPerDeviceDay = launchesPerDeviceDay
     }
+
+    /// Creates a summary from the counts every engine keeps per file: events by kind (raw
+    /// ``EventKind`` values), the span of event instants (Unix microseconds), and the rest as
+    /// counted; the totals, the instants' text and the launches per device-day are derived here,
+    /// the same on every engine.
+    package init(
+        files: Int64, rejected: Int64, eventsByKind byKind: [Int64: Int64], devices: Int64, apps: Int64,
+        spanMicros: (first: Int64, last: Int64)?, activeDeviceDays: Int64
+    ) {
+        let launches = byKind[Int64(EventKind.launch.rawValue)] ?? 0
+        self.init(
+            files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
+            launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
+            publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0,
+            states: byKind[Int64(EventKind.state.rawValue)], rejected: rejected,
+            firstEvent: spanMicros.map { Timestamp.format(micros: $0.first, utcOffsetSeconds: 0) },
+            lastEvent: spanMicros.map { Timestamp.format(micros: $0.last, utcOffsetSeconds: 0) },
+            activeDeviceDays: activeDeviceDays,
+            launchesPerDeviceDay: activeDeviceDays > 0 ? Double(launches) / Double(activeDeviceDays) : 0)
+    }
 }
 
 extension Store {
@@ -82,19 +102,11 @@ extension Store {
         let devices = try c.scalarInt("SELECT count(DISTINCT device_id) FROM file_counts WHERE device_id IS NOT NULL")
         let apps = try c.scalarInt("SELECT count(DISTINCT app_id) FROM file_counts WHERE kind != \(EventKind.state.rawValue)")
         let span = try c.prepare("SELECT min(first_us), max(last_us) FROM file_counts")
-        var first: String?, last: String?
-        if try span.step(), !span.isNull(0) {
-            first = Timestamp.format(micros: span.int(0), utcOffsetSeconds: 0)
-            last = Timestamp.format(micros: span.int(1), utcOffsetSeconds: 0)
-        }
+        var spanMicros: (first: Int64, last: Int64)?
+        if try span.step(), !span.isNull(0) { spanMicros = (span.int(0), span.int(1)) }
         let deviceDays = try c.scalarInt("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days)")
-        let launches = byKind[Int64(EventKind.launch.rawValue)] ?? 0
         return StoreStats(
-            files: files, events: byKind.values.reduce(0, +), devices: devices, apps: apps,
-            launches: launches, fetches: byKind[Int64(EventKind.fetch.rawValue)] ?? 0,
-            publishes: byKind[Int64(EventKind.publish.rawValue)] ?? 0,
-            states: byKind[Int64(EventKind.state.rawValue)], rejected: rejected,
-            firstEvent: first, lastEvent: last, activeDeviceDays: deviceDays,
-            launchesPerDeviceDay: deviceDays > 0 ? Double(launches) / Double(deviceDays) : 0)
+            files: files, rejected: rejected, eventsByKind: byKind, devices: devices, apps: apps, spanMicros: spanMicros,
+            activeDeviceDays: deviceDays)
     }
 }
