@@ -18,10 +18,11 @@ extension ModelRepository {
     /// The row recording the last complete warm-up: its watermark is the last event it covered;
     /// its state the watermark and tag of the prior epoch it ran in (16 bytes, little-endian).
     /// (`schedulers-current` before plan tables, `warmed-current` before saved schedulers and plan
-    /// tables of format 3, `warmed-current-3` before format 4: a store warmed then is warmed
+    /// tables of format 3, `warmed-current-3` before format 4, `warmed-current-4` before saved
+    /// schedulers of format 6: a store warmed then is warmed
     /// again, once, every device's rows saved anew in the present format; a new format of either
     /// takes a new key.)
-    static let warmMarkerKey = "warmed-current-4"
+    static let warmMarkerKey = "warmed-current-5"
 
     /// What a warm-up did.
     package struct WarmOutcome: Sendable, Equatable {
@@ -131,7 +132,7 @@ extension ModelRepository {
     /// Markers of warm-ups whose schedulers and plan tables were of an older format (or keyed
     /// by a `SchedulerConfiguration` that had `planMinimumValue`): their rows are never read
     /// again, and the keys of the schedulers are not those this build saves.
-    static let olderWarmMarkerKeys = ["warmed-current", "schedulers-current", "warmed-current-3"]
+    static let olderWarmMarkerKeys = ["warmed-current", "schedulers-current", "warmed-current-3", "warmed-current-4"]
 
     /// Deletes, once, the saved schedulers and plan tables of a store warmed by an older build
     /// (``olderWarmMarkerKeys``): the next pass saves every device's anew, under their present

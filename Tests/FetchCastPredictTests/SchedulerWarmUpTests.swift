@@ -143,7 +143,7 @@ struct SchedulerWarmUpTests {
         #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 2, saved: 2, complete: true))
         let keys = try twin.store.modelStates(prefix: "").map(\.key)
         #expect(!keys.contains("warmed-current") && !keys.contains("scheduler:1:0123abcd") && !keys.contains("plans:1:"))
-        #expect(keys.contains("warmed-current-4"))
+        #expect(keys.contains("warmed-current-5"))
         #expect(keys.filter { $0.hasPrefix("scheduler:") }.count == 2)
         // Once: the next pass deletes nothing.
         let before = try twin.store.modelStates(prefix: "scheduler:")

@@ -43,6 +43,13 @@ extension DeviceModel {
         return (h.weightedDays + Self.habitPriorDays * placed) / (h.weightedObserved + Self.habitPriorDays) * o.activity
     }
 
+    /// The earliest moment (Unix seconds) in the window `(t, t + τ]` at which, by time of day,
+    /// a session of `app` that the habit log keeps started on some day
+    /// (``HabitLog/earliestSession(app:start:tau:)``); `nil` when none did.
+    func earliestHabitSession(app: Int32, after t: Double) -> Double? {
+        habitLog.earliestSession(app: app, start: t + Double(lastOffset), tau: configuration.tau).map { t + $0 }
+    }
+
     /// The start (Unix seconds) of the next window of `app`'s day, after `after` and before
     /// `before`, that its habit fills (``HabitLog/nextWindow(app:after:before:tau:halfLifeDays:minimumShare:minimumDays:step:)``):
     /// where an anticipatory look goes.

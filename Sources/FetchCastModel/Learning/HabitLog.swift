@@ -159,19 +159,37 @@ struct HabitLog: Sendable, Hashable, Codable {
         let x = start - Double(Self.day(start)) * 86_400
         let spanStart = (x / 3600).rounded(.down) * 3600
         let spanLength = ((x + tau) / 3600).rounded(.down) * 3600 + 3600 - spanStart
-        func offset(_ s: Double, from origin: Double) -> Double {
-            let o = (s - origin).truncatingRemainder(dividingBy: 86_400)
-            return o < 0 ? o + 86_400 : o
-        }
         var inSpan = 0, inWindow = 0
         for s in times {
-            guard offset(s, from: spanStart) < spanLength else { continue }
+            guard Self.offset(s, from: spanStart) < spanLength else { continue }
             inSpan += 1
-            let w = offset(s, from: x)
+            let w = Self.offset(s, from: x)
             if w > 0, w <= tau { inWindow += 1 }
         }
         let f = min(1, tau / spanLength)
         return (Double(inWindow) + Self.placementPseudoSessions * f) / (Double(inSpan) + Self.placementPseudoSessions) / f
+    }
+
+    /// How long after the time of day `origin` (seconds since local midnight) the local time `s`
+    /// falls, on the day of it or the day before: in [0, 86 400).
+    @inline(__always)
+    static func offset(_ s: Double, from origin: Double) -> Double {
+        let o = (s - origin).truncatingRemainder(dividingBy: 86_400)
+        return o < 0 ? o + 86_400 : o
+    }
+
+    /// How long after the window's start `start` (local time) the earliest of `app`'s kept
+    /// session starts in the window `(start, start + tau]` of the day comes, by time of day, on
+    /// any day kept; `nil` when none is in it.
+    /// - Complexity: O(``sessionCapacity``).
+    func earliestSession(app: Int32, start: Double, tau: Double) -> Double? {
+        let x = start - Double(Self.day(start)) * 86_400
+        var earliest: Double?
+        for s in sessions[app] ?? [] {
+            let w = Self.offset(s, from: x)
+            if w > 0, w <= tau { earliest = min(earliest ?? w, w) }
+        }
+        return earliest
     }
 
     /// The start (local time) of the next window of `app` after `after` and before

@@ -7,6 +7,7 @@ extension LearnedPolicy {
     /// event; none when the scheduler does not anticipate or the app has no such window.
     mutating func anticipate(_ app: Int32, after: Double, now: Double) {
         anticipations[app] = nil
+        deferredLooks[app] = nil
         guard configuration.anticipates, apps.contains(app) else { return }
         let last = model.lastEventTime ?? now
         let before = min(after + 7 * 86_400, last + configuration.anticipationSilence)
@@ -23,31 +24,60 @@ extension LearnedPolicy {
         guard anticipations.values.contains(where: { $0 <= t }) else { return true }
         let due = anticipations.filter { $0.value <= t }.map(\.key).sorted()
         let tau = model.configuration.tau
-        holdRefusedLooks(due, at: t)
-        for app in due { anticipate(app, after: t + tau, now: t) }
+        var looking: [Int32] = []
+        for app in due {
+            // A deferred look that comes (a cheaper moment, or its last moment) ends its window's deferral.
+            let windowEnd = deferredLooks[app]
+            if windowEnd == nil, deferCostlyLook(app, at: t) { continue }
+            holdRefusedLook(app, at: t, until: windowEnd ?? t + tau)
+            anticipate(app, after: t + tau, now: t)
+            looking.append(app)
+        }
         let reactive = (pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
             || retries.values.contains { $0.at <= t } || expiries.values.contains { $0 <= t }
         if reactive { return true }
         let idle = model.configuration.habitIdleHours * 3600
-        return due.contains { app in model.lastLaunch(of: app).map { t - $0 >= idle } ?? true }
+        return looking.contains { app in model.lastLaunch(of: app).map { t - $0 >= idle } ?? true }
     }
 
-    /// Keeps, for each of `apps` whose look ahead at `t` the constraints refuse under the
-    /// conditions known (an `unmetered` app on cellular), the end of its window `t + τ`: until
-    /// then, conditions that allow the app are a look (``resumeHeldLooks(at:)``), so a reader
+    /// Defers the look ahead of `app` at `t`, the start of its habit's window `(t, t + τ]`, when
+    /// the device is on a metered (or unknown) network on battery, the dearest moment for a radio
+    /// wakeup: to the last moment of equal value, ``deferredLookLead`` before the earliest
+    /// session start of the app the habit log keeps in that window of the day (a look there
+    /// still covers every session the history holds in it), unless conditions turn cheaper first
+    /// — Wi-Fi or a charger — which are then the look (``resumeHeldLooks(at:)``). Waiting there
+    /// costs no session the history knows of and never makes the wakeup dearer; on Wi-Fi on
+    /// battery a look is not deferred, since a device that leaves Wi-Fi would be fetched on
+    /// cellular instead. Returns whether it deferred.
+    mutating func deferCostlyLook(_ app: Int32, at t: Double) -> Bool {
+        guard configuration.conditionAware, let lead = configuration.deferredLookLead, let conditions, !conditions.isCharging,
+              !conditions.isUnmetered, let earliest = model.earliestHabitSession(app: app, after: t)
+        else { return false }
+        let latest = earliest - lead
+        guard latest > t else { return false }
+        anticipations[app] = latest
+        deferredLooks[app] = t + model.configuration.tau
+        return true
+    }
+
+    /// Keeps, when the constraints refuse the look ahead of `app` at `t` under the conditions
+    /// known (an `unmetered` app on cellular), the end of its window, `end`: until then, conditions that allow the app are a look (``resumeHeldLooks(at:)``), so a reader
     /// who opens news at 08:00 and reaches Wi-Fi at 07:50 is fetched at 07:50, the last moments
     /// inside τ before the habit that the constraints allow.
-    mutating func holdRefusedLooks(_ apps: [Int32], at t: Double) {
-        guard configuration.conditionAware, let rules = configuration.constraints else { return }
-        for app in apps where !rules.allows(app, under: conditions ?? .unknown) {
-            heldLooks[app] = t + model.configuration.tau
-        }
+    mutating func holdRefusedLook(_ app: Int32, at t: Double, until end: Double) {
+        guard configuration.conditionAware, let rules = configuration.constraints, end > t,
+              !rules.allows(app, under: conditions ?? .unknown) else { return }
+        heldLooks[app] = end
     }
 
-    /// At a change of conditions at `t`: each held look (``holdRefusedLooks(_:at:)``) whose app
+    /// At a change of conditions at `t`: each held look (``holdRefusedLook(_:at:until:)``) whose app
     /// the conditions now allow becomes a look at `t`, if its window has not ended; ended ones
-    /// are dropped.
+    /// are dropped. Each deferred look (``deferCostlyLook(_:at:)``) becomes a look at `t` when
+    /// the device is now charging or on Wi-Fi.
     mutating func resumeHeldLooks(at t: Double) {
+        if let conditions, conditions.isCharging || conditions.isUnmetered {
+            for (app, _) in deferredLooks { anticipations[app] = min(anticipations[app] ?? t, t) }
+        }
         guard let rules = configuration.constraints else { heldLooks = [:]; return }
         for (app, end) in heldLooks.sorted(by: { $0.key < $1.key }) {
             if t >= end {

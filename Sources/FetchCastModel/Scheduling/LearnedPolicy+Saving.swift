@@ -5,12 +5,13 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 5
+    private static let savedVersion = 6
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 5,
-    /// with the looks ahead that the constraints held; format 4 had none of those, format 3 no
+    /// devices' state, given again when it is restored), in a compact binary form (format 6,
+    /// with the looks ahead deferred from a metered network on battery; format 5 had none of
+    /// those, 4 no looks ahead that the constraints held, 3 no
     /// looks ahead of habits, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore
     /// refuses them like any state it cannot read). The same state always gives the same bytes.
     public func savedState() throws -> [UInt8] {
@@ -42,6 +43,7 @@ extension LearnedPolicy {
         habits.write(to: &w)
         w.times(anticipations)
         w.times(heldLooks)
+        w.times(deferredLooks)
         return w.bytes
     }
 
@@ -74,6 +76,7 @@ extension LearnedPolicy {
             policy.habits = try ConditionHabits(reading: &r)
             policy.anticipations = try r.times()
             policy.heldLooks = try r.times()
+            policy.deferredLooks = try r.times()
             guard r.offset == raw.count else { throw BinaryReader.Malformed() }
             return policy
         }

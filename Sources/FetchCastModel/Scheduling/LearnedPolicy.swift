@@ -51,8 +51,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     var anticipations: [Int32: Double] = [:]
     /// Looks ahead of habits that the constraints refused, per app: until when (the end of the
     /// habit's window) a change of conditions that allows the app is a look
-    /// (``LearnedPolicy/holdRefusedLooks(_:at:)``).
+    /// (``LearnedPolicy/holdRefusedLook(_:at:until:)``).
     var heldLooks: [Int32: Double] = [:]
+    /// Looks ahead of habits deferred from the start of their window on a metered network on
+    /// battery, per app: the end of the window (``LearnedPolicy/deferCostlyLook(_:at:)``); the
+    /// deferred look itself is in ``anticipations``.
+    var deferredLooks: [Int32: Double] = [:]
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -192,7 +196,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         if configuration.conditionAware {
             self.conditions = conditions
             habits.observe(conditions, at: time, utcOffsetSeconds: utcOffsetSeconds)
-            if !heldLooks.isEmpty { resumeHeldLooks(at: time) }
+            if !heldLooks.isEmpty || !deferredLooks.isEmpty { resumeHeldLooks(at: time) }
         }
     }
 

@@ -34,6 +34,11 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     /// How long after a device's last event its scheduler keeps looking ahead of its habits,
     /// seconds (a week): a device not heard from for longer is not fetched for.
     public var anticipationSilence: Double = 7 * 86_400
+    /// How long before the earliest session its history holds in a habit's window a look ahead
+    /// deferred from a metered (or unknown) network on battery comes at the latest, seconds
+    /// (``LearnedPolicy/deferCostlyLook(_:at:)``, docs/model.md "Where it looks"); `nil`: looks
+    /// ahead are not deferred.
+    public var deferredLookLead: Double? = 300
     /// Whether the live policy weighs the device's conditions (`state` rows) when it starts a
     /// radio wakeup. Without `state` rows it decides exactly as a condition-blind policy.
     public var conditionAware = true

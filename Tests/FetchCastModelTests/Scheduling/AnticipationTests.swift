@@ -119,34 +119,36 @@ struct AnticipationTests {
         #expect(policy.plan(from: Self.monday + 28 * 86_400 + 3 * 3600).isEmpty)
     }
 
-    /// Four weeks of the daily reader, news and chat `unmetered`, on battery: Wi-Fi until the
-    /// first day, then each day `cellular` from `cellularFrom` and Wi-Fi from `wifiFrom` (local
-    /// hours). Replays the live policy (state rows first at an instant, then the looks at it,
-    /// then its launches), expecting no fetch off Wi-Fi; returns the fetches made.
-    static func unmeteredReader(cellularFrom: Double, wifiFrom: Double) -> [MadeFetch] {
+    static let wifi = DeviceConditions(network: .wifi, power: .battery)
+    static let cellular = DeviceConditions(network: .cellular, power: .battery)
+    static let cellularCharging = DeviceConditions(network: .cellular, power: .charging)
+
+    /// Four weeks of the daily reader on a timeline of conditions: `initial` from an hour before
+    /// the first day, then each day the `daily` changes (local hour, conditions). Replays the
+    /// live policy (state rows first at an instant, then the looks at it, then its launches);
+    /// returns the fetches made, each with the conditions it was made under.
+    static func replay(
+        initial: DeviceConditions, daily: [(hour: Double, conditions: DeviceConditions)], constraints: SchedulerConstraints? = nil
+    ) -> [(fetch: MadeFetch, under: DeviceConditions)] {
         var configuration = SchedulerConfiguration(budget: 6)
-        let unmetered = AppConstraints(network: .unmetered)
-        configuration.constraints = SchedulerConstraints(apps: [news: unmetered, chat: unmetered])
+        configuration.constraints = constraints
         var policy = LearnedPolicy(apps: [news, chat], model: DeviceModel(), configuration: configuration, prior: .none)
-        let wifi = DeviceConditions(network: .wifi, power: .battery), cellular = DeviceConditions(network: .cellular, power: .battery)
-        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = [(monday - 3600, wifi, nil)]
+        var timeline: [(time: Double, conditions: DeviceConditions?, launch: DeviceEvent?)] = [(monday - 3600, initial, nil)]
         for day in 0..<28 {
             let d = monday + Double(day) * 86_400
-            timeline.append((d + cellularFrom * 3600, cellular, nil))
-            timeline.append((d + wifiFrom * 3600, wifi, nil))
+            for change in daily { timeline.append((d + change.hour * 3600, change.conditions, nil)) }
         }
         for e in dailyReader(days: 0..<28) { timeline.append((e.time, nil, e)) }
         timeline.sort { ($0.time, $0.launch == nil ? 0 : 1) < ($1.time, $1.launch == nil ? 0 : 1) }
-        var made: [MadeFetch] = []
-        var onWiFi = true
+        var made: [(fetch: MadeFetch, under: DeviceConditions)] = []
+        var now = initial
         var planned: [PlannedFetch] = []
         func wake(through end: Double, inclusive: Bool) {
             while let w = policy.nextWakeup, inclusive ? w <= end : w < end {
                 planned.removeAll()
                 policy.wake(at: w, into: &planned)
                 for p in planned {
-                    #expect(onWiFi, "a fetch the constraints refuse at \(localHour(w))")
-                    made.append(MadeFetch(app: p.app, time: w))
+                    made.append((MadeFetch(app: p.app, time: w), now))
                     policy.didFetch(app: p.app, at: w, result: .newData)
                 }
             }
@@ -154,7 +156,7 @@ struct AnticipationTests {
         for item in timeline {
             if let c = item.conditions {
                 wake(through: item.time, inclusive: false)
-                onWiFi = c.network == .wifi
+                now = c
                 policy.observeConditions(c, at: item.time, utcOffsetSeconds: offset)
             }
             if let e = item.launch {
@@ -163,6 +165,20 @@ struct AnticipationTests {
             }
         }
         return made
+    }
+
+    /// The daily reader with news and chat `unmetered`, on battery: on Wi-Fi until the first
+    /// day, then each day on cellular from `cellularFrom` and on Wi-Fi from `wifiFrom` (local
+    /// hours). Expects no fetch off Wi-Fi; returns the fetches made.
+    static func unmeteredReader(cellularFrom: Double, wifiFrom: Double) -> [MadeFetch] {
+        let unmetered = AppConstraints(network: .unmetered)
+        let made = replay(
+            initial: wifi, daily: [(cellularFrom, cellular), (wifiFrom, wifi)],
+            constraints: SchedulerConstraints(apps: [news: unmetered, chat: unmetered]))
+        for m in made where m.under.network != .wifi {
+            Issue.record("a fetch the constraints refuse at \(localHour(m.fetch.time))")
+        }
+        return made.map(\.fetch)
     }
 
     /// The 08:00 news launches from the second week on that a fetch within the 30 min before
@@ -187,6 +203,45 @@ struct AnticipationTests {
         // at 07:50, still inside the half hour before 08:00.
         let r = Self.freshNews(Self.unmeteredReader(cellularFrom: 7, wifiFrom: 7 + 50.0 / 60), fetchedIn: (7 + 50.0 / 60)..<8)
         #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched on Wi-Fi from 07:50")
+    }
+
+    @Test func aLookAheadOnCellularWaitsForTheChargerInsideTheWindow() {
+        // On cellular on battery all day but for a charger from 07:45 to 09:00: the look at 07:30
+        // waits, and the charger is the look (the battery pays nothing for the fetch).
+        let made = Self.replay(initial: Self.cellular, daily: [(7.75, Self.cellularCharging), (9, Self.cellular)])
+        let r = Self.freshNews(made.map(\.fetch), fetchedIn: 7.75..<8)
+        #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched on the charger from 07:45")
+        let onBattery = made.filter { $0.fetch.app == Self.news && !$0.under.isCharging && (7.5..<8).contains(Self.localHour($0.fetch.time)) }
+        #expect(onBattery.count <= 3, "\(onBattery.map { Self.localHour($0.fetch.time) })")
+    }
+
+    @Test func aLookAheadOnCellularWithNothingCheaperComesAtTheLastMomentOfEqualValue() {
+        // On cellular on battery all day: the look at 07:30 waits until 07:55, 5 min before the
+        // earliest 08:00 its history holds, and the launch is still fresh.
+        let made = Self.replay(initial: Self.cellular, daily: [])
+        let r = Self.freshNews(made.map(\.fetch), fetchedIn: (7 + 55.0 / 60)..<8)
+        #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched at 07:55")
+    }
+
+    @Test func aLookAheadOnWiFiOnBatteryIsNotDeferredPastTheDeviceLeavingWiFi() {
+        // On Wi-Fi on battery until 07:45, then cellular: no constraints, yet the look ahead is
+        // not deferred (the device may leave Wi-Fi, as it does here), so news is fetched on Wi-Fi.
+        let made = Self.replay(initial: Self.wifi, daily: [(7.75, Self.cellular), (18, Self.wifi)])
+        let r = Self.freshNews(made.map(\.fetch), fetchedIn: 7.5..<7.75)
+        #expect(r.fresh >= 18, "\(r.fresh) of \(r.of) fetched on Wi-Fi before 07:45")
+    }
+
+    @Test func aSavedSchedulerKeepsItsDeferredLook() throws {
+        // Asked at 07:40 of a day on cellular, the plan's news fetch is the deferred look at 07:55;
+        // restored from its saved state, the scheduler plans the same.
+        var policy = Self.follower(Self.dailyReader(days: 0..<14))
+        policy.observeConditions(Self.cellular, at: Self.monday + 14 * 86_400 + 3 * 3600, utcOffsetSeconds: Self.offset)
+        let at = Self.monday + 14 * 86_400 + (7 + 40.0 / 60) * 3600
+        policy.advance(through: at)
+        let restored = try LearnedPolicy(restoring: try policy.savedState())
+        let plan = policy.plan(from: at, horizon: 3600)
+        #expect(restored.plan(from: at, horizon: 3600) == plan)
+        #expect(plan.filter { $0.app == Self.news && Self.localHour($0.time) < 8 }.map { Self.localHour($0.time) } == [7 + 55.0 / 60], "\(plan)")
     }
 
     @Test func aSavedSchedulerKeepsItsLooksAhead() throws {

@@ -38,15 +38,15 @@ struct WarmUpTests {
 
     @Test func everyDevicesSchedulerIsSavedAfterTheFoldAndAChangedOneAgain() async throws {
         try await run(warms: true) { client, store in
-            #expect(try await Self.waitUntil { try Self.count(store, "scheduler:%") == 3 && Self.count(store, "plans:%") == 3 && Self.count(store, "warmed-current-4") == 1 })
-            let before = try store.modelStateWatermark(key: "warmed-current-4")
+            #expect(try await Self.waitUntil { try Self.count(store, "scheduler:%") == 3 && Self.count(store, "plans:%") == 3 && Self.count(store, "warmed-current-5") == 1 })
+            let before = try store.modelStateWatermark(key: "warmed-current-5")
 
             // One more launch of dev-2: folded, then its scheduler caught up and saved again.
             let row = "time,device,app,event,result,bytes,duration_ms\n\(Int(ServeFixture.now) + 60),dev-2,com.example.news,launch,,,\n"
             let posted = try await client.execute(
                 uri: "/v1/events", method: .post, headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ServeFixture.buffer(row))
             #expect(posted.status == .ok)
-            #expect(try await Self.waitUntil { try store.modelStateWatermark(key: "warmed-current-4") != before })
+            #expect(try await Self.waitUntil { try store.modelStateWatermark(key: "warmed-current-5") != before })
             #expect(try Self.count(store, "scheduler:%") == 3)
             let plan = try await client.execute(
                 uri: "/v1/devices/dev-2/plan?at=\(Int(ServeFixture.now) + 61)", method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
@@ -60,7 +60,7 @@ struct WarmUpTests {
             #expect(try await Self.waitUntil { try store.modelStateWatermark(key: "watermark") == store.lastEventID() })
             try await Task.sleep(for: .milliseconds(500))
             #expect(try Self.count(store, "scheduler:%") == 0)
-            #expect(try Self.count(store, "warmed-current-4") == 0)
+            #expect(try Self.count(store, "warmed-current-5") == 0)
         }
     }
 }
