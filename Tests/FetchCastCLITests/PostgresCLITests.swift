@@ -2,8 +2,8 @@ import FetchCastTestSupport
 import Foundation
 import Testing
 
-/// `--db postgres://…`: ingest, stats and devices on PostgreSQL print what they print on
-/// SQLite; every other command says it does not run there yet.
+/// `--db postgres://…`: ingest, stats, devices, export events and evaluate on PostgreSQL print
+/// what they print on SQLite; every other command says it does not run there yet.
 struct PostgresCLITests {
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
@@ -12,14 +12,15 @@ struct PostgresCLITests {
     static let nowhere = "postgres://ann:secret@127.0.0.1:1/fleet"
 
     @Test(arguments: [
-        ["predict", "--device", "d"], ["model", "--device", "d", "--app", "a"], ["export", "events"], ["files"],
-        ["forget", "x"], ["evaluate", "--out", "out"], ["serve", "--insecure-no-auth"],
+        ["predict", "--device", "d"], ["model", "--device", "d", "--app", "a"], ["export", "model"], ["files"],
+        ["forget", "x"], ["serve", "--insecure-no-auth"],
     ])
     func otherCommandsRefusePostgres(arguments: [String]) throws {
         let workspace = try Workspace()
         let r = try workspace.run(arguments + ["--db", Self.nowhere])
         #expect(r.status != 0)
-        #expect(r.err.contains("`fetchcast \(arguments[0])` does not run on PostgreSQL yet (only ingest, stats and devices do)"), "\(r.err)")
+        let what = arguments[0] == "export" ? "export \(arguments[1])" : arguments[0]
+        #expect(r.err.contains("`fetchcast \(what)` does not run on PostgreSQL yet (only ingest, stats, devices, export events and evaluate do)"), "\(r.err)")
         #expect(!r.err.contains("secret") && !r.out.contains("secret"))
         #expect(!FileManager.default.fileExists(atPath: workspace.path("fetchcast.sqlite")))
     }
@@ -73,5 +74,108 @@ struct PostgresCLITests {
         if let password = ProcessInfo.processInfo.environment["PGPASSWORD"], !password.isEmpty {
             #expect(!postgresStats.out.contains(password) && !postgresStats.err.contains(password))
         }
+    }
+
+    /// Same-instant events, names that only look alike, publishes and `state` rows, beside the
+    /// sample: what the order of a scan and the matching of names are tested on.
+    static let edgeCases = """
+        time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power
+        1700000000,caf\u{E9},news,launch,,,,,,,
+        1700000000,cafe\u{301},news,launch,,,,,,,
+        1700000000,,news,publish,,,,,,,
+        1699999900,caf\u{E9},,state,,,,cellular,battery,40,on
+        1700000000,caf\u{E9},mail,launch,,,,,,,
+        1700003600,cafe\u{301},news,fetch,newData,2048,300,,,,
+        1700007200,caf\u{E9},news,launch,,,,,,,
+        1700007200,cafe\u{301},news,launch,,,,,,,
+
+        """
+
+    /// The sample and the edge cases, ingested into SQLite and into PostgreSQL: `export events`
+    /// (every filter, both formats, stdout and a file) and `evaluate` without a trace print and
+    /// write the same bytes from both.
+    @Test(.enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    func exportAndEvaluateGiveTheSameOutputOnBothEngines() async throws {
+        let workspace = try Workspace()
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        try workspace.write("edge.csv", Self.edgeCases)
+        for db in ["fetchcast.sqlite", database.url] {
+            for file in [Self.sample, "edge.csv"] {
+                let ingest = try workspace.run(["ingest", file, "--db", db])
+                #expect(ingest.status == 0, "\(ingest.err)")
+            }
+        }
+        func same(_ arguments: [String], file: String? = nil) throws {
+            let sqlite = try workspace.run(arguments + ["--db", "fetchcast.sqlite"] + (file.map { ["-o", "sqlite-" + $0] } ?? []))
+            let postgres = try workspace.run(arguments + ["--db", database.url] + (file.map { ["-o", "postgres-" + $0] } ?? []))
+            #expect(postgres.status == sqlite.status, "\(arguments): \(postgres.err)")
+            #expect(postgres.stdout == sqlite.stdout, "\(arguments)")
+            #expect(postgres.err == sqlite.err, "\(arguments)")
+            if let file {
+                let a = try Data(contentsOf: URL(fileURLWithPath: workspace.path("sqlite-" + file)))
+                let b = try Data(contentsOf: URL(fileURLWithPath: workspace.path("postgres-" + file)))
+                #expect(a == b && !a.isEmpty, "\(arguments) -o")
+            }
+        }
+        let all = try workspace.run(["export", "events", "--db", database.url])
+        #expect(all.status == 0, "\(all.err)")
+        #expect(all.out.split(separator: "\n").count == 1 + 32890 + 8)
+        #expect(all.out.hasPrefix("time_utc,utc_offset_s,device,app,event,result,bytes,duration_ms,time_us,file_id,line,network,power,battery,low_power\n"))
+        try same(["export", "events"])
+        try same(["export", "events", "--format", "json"])
+        try same(["export", "events"], file: "events.csv")
+        for filter in [
+            ["--device", "caf\u{E9}"], ["--device", "cafe\u{301}"], ["--device", ""], ["--device", "19_F", "--app", "com.viber.voip"],
+            ["--app", "news"], ["--from", "2013-12-01", "--to", "2013-12-02"], ["--from", "1700000000", "--to", "1700003600"],
+            ["--device", "nobody"], ["--app", "nothing"], ["--from", "2014-01-02", "--to", "2014-01-01"],
+        ] {
+            try same(["export", "events"] + filter)
+        }
+        try workspace.write("devices.txt", "19_F\ncafe\u{301}\n")
+        for (i, extra) in [[String](), ["--devices", "devices.txt", "--detail"], ["--from", "2013-12-01", "--to", "2014-02-01"]].enumerated() {
+            let flags = ["--policies", "none,interval,oracle,hourly,learned", "--budgets", "12"] + extra
+            let sqlite = try workspace.run(["evaluate", "--db", "fetchcast.sqlite", "--out", "sqlite-\(i)"] + flags)
+            let postgres = try workspace.run(["evaluate", "--db", database.url, "--out", "postgres-\(i)"] + flags)
+            #expect(sqlite.status == 0, "\(sqlite.err)")
+            #expect(postgres.status == 0, "\(postgres.err)")
+            // The summary table and notes; not the progress lines, which depend on the machine's speed.
+            func summary(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.hasPrefix("replaying ") } }
+            #expect(summary(postgres.err.replacingOccurrences(of: "postgres-\(i)", with: "sqlite-\(i)")) == summary(sqlite.err), "evaluate \(extra)")
+            #expect(summary(sqlite.err).contains { $0.hasPrefix("policy ") })
+            let written = try FileManager.default.contentsOfDirectory(atPath: workspace.path("sqlite-\(i)")).sorted()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path("postgres-\(i)")).sorted() == written)
+            #expect(written.contains("run.json") && written.contains("summary.csv"))
+            for name in written {
+                let a = try Data(contentsOf: URL(fileURLWithPath: workspace.path("sqlite-\(i)/\(name)")))
+                let b = try Data(contentsOf: URL(fileURLWithPath: workspace.path("postgres-\(i)/\(name)")))
+                #expect(a == b, "evaluate \(extra): \(name)")
+            }
+        }
+        // What export does not do on PostgreSQL yet is refused before any output is made.
+        let model = try workspace.run(["export", "model", "--db", database.url, "-o", "model.csv"])
+        #expect(model.status == 1)
+        #expect(model.err.contains("`fetchcast export model` does not run on PostgreSQL yet"), "\(model.err)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path("model.csv")))
+    }
+
+    /// `export -o` on PostgreSQL writes a temporary file renamed into place: a failed export
+    /// leaves an existing output as it was, and no temporary file behind.
+    @Test(.enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    func aFailedExportLeavesTheOutputAsItWas() async throws {
+        let workspace = try Workspace()
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        #expect(try workspace.run(["ingest", "--db", database.url, Self.sample]).status == 0)
+        try workspace.write("out.csv", "before\n")
+        let r = try workspace.run(["export", "events", "--db", database.url, "--device", "nobody", "-o", "out.csv"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("nobody"), "\(r.err)")
+        #expect(try String(contentsOfFile: workspace.path("out.csv"), encoding: .utf8) == "before\n")
+        let ok = try workspace.run(["export", "events", "--db", database.url, "--device", "19_F", "-o", "out.csv"])
+        #expect(ok.status == 0, "\(ok.err)")
+        #expect(try String(contentsOfFile: workspace.path("out.csv"), encoding: .utf8).hasPrefix("time_utc,"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: workspace.directory).filter { $0.contains("out.csv") && $0 != "out.csv" }
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }

@@ -7,32 +7,77 @@ extension Exporter {
     static func writeEvents<Out: TextOutputStream>(
         _ request: ExportRequest, store: Store, withConditions: Bool, writer: inout ExportWriter<Out>, to out: inout Out
     ) throws {
-        if let device = request.device, !device.isEmpty, !(try store.deviceNames().values.contains(device)) {
+        try checkEvents(request, knowsDevice: { try store.deviceNames().values.contains($0) }, knowsApp: { try store.appNames().values.contains($0) })
+        try store.scanEventRows(eventFilter(request)) { e in writer.write(values(of: e, withConditions: withConditions), to: &out) }
+    }
+
+    /// Writes the `events` table from any engine's event log: what
+    /// ``export(_:from:to:onSaveFailure:)`` writes for `events` from an SQLite store, byte for
+    /// byte, for the same ingested files.
+    ///
+    /// - Parameters:
+    ///   - request: The filters and format (its kind must be `events`).
+    ///   - log: The event log to read.
+    ///   - out: Where the table goes.
+    /// - Returns: The number of data rows written (the CSV header not counted).
+    /// - Throws: ``ExportError`` for an unknown device or app or an empty window; ``StoreError``
+    ///   when the log cannot be read; what writing to `out` throws.
+    /// - Complexity: O(n log n) in the log's events (the engine's sort), streaming rows.
+    @discardableResult
+    package static func exportEvents<Out: TextOutputStream>(
+        _ request: ExportRequest, from log: any EventLogScanner, to out: inout Out
+    ) async throws -> Int {
+        precondition(request.kind == .events, "exportEvents writes the events table only")
+        // The events of a log without state rows keep their v1 columns, byte for byte.
+        let withConditions = try await log.hasStateRows()
+        var columns = request.kind.columns
+        if withConditions { columns += Store.eventColumns.suffix(Store.conditionColumnCount) }
+        var writer = ExportWriter<Out>(columns: columns, format: request.format)
+        // Compared with Swift's `==`, as the SQLite path compares them.
+        let deviceNames = request.device == nil ? [] : try await log.sortedDeviceNames()
+        let appNames = request.app == nil ? [] : try await log.sortedAppNames()
+        try checkEvents(request, knowsDevice: { deviceNames.contains($0) }, knowsApp: { appNames.contains($0) })
+        try await log.scanEventRows(eventFilter(request)) { e in writer.write(values(of: e, withConditions: withConditions), to: &out) }
+        writer.finish(to: &out)
+        return writer.rows
+    }
+
+    /// Refuses a request for a device or app the store does not hold, or an empty window.
+    private static func checkEvents(
+        _ request: ExportRequest, knowsDevice: (String) throws -> Bool, knowsApp: (String) throws -> Bool
+    ) throws {
+        if let device = request.device, !device.isEmpty, !(try knowsDevice(device)) {
             throw ExportError.unknownDevice(device)
         }
-        if let app = request.app, !(try store.appNames().values.contains(app)) {
+        if let app = request.app, !(try knowsApp(app)) {
             throw ExportError.unknownApp(app)
         }
         if let from = request.from, let to = request.to, to <= from {
             throw ExportError.emptyWindow(from: from, to: to)
         }
-        let filter = EventFilter(
+    }
+
+    /// The rows a request keeps.
+    private static func eventFilter(_ request: ExportRequest) -> EventFilter {
+        EventFilter(
             device: request.device, app: request.app,
             fromMicros: request.from.map(micros), toMicros: request.to.map(micros))
-        try store.scanEventRows(filter) { e in
-            var values: [ExportValue] = [
-                .integer(e.timeUTC), .integer(e.utcOffsetSeconds), .text(e.device), .text(e.app), .text(e.event),
-                e.result.map(ExportValue.text) ?? .null, e.bytes.map(ExportValue.integer) ?? .null,
-                e.durationMs.map(ExportValue.integer) ?? .null, .integer(e.timeMicros), .integer(e.fileID), .integer(e.line),
+    }
+
+    /// One row's values, the condition columns last when `withConditions`.
+    private static func values(of e: EventRow, withConditions: Bool) -> [ExportValue] {
+        var values: [ExportValue] = [
+            .integer(e.timeUTC), .integer(e.utcOffsetSeconds), .text(e.device), .text(e.app), .text(e.event),
+            e.result.map(ExportValue.text) ?? .null, e.bytes.map(ExportValue.integer) ?? .null,
+            e.durationMs.map(ExportValue.integer) ?? .null, .integer(e.timeMicros), .integer(e.fileID), .integer(e.line),
+        ]
+        if withConditions {
+            values += [
+                e.network.map(ExportValue.text) ?? .null, e.power.map(ExportValue.text) ?? .null,
+                e.battery.map(ExportValue.integer) ?? .null, e.lowPower.map(ExportValue.text) ?? .null,
             ]
-            if withConditions {
-                values += [
-                    e.network.map(ExportValue.text) ?? .null, e.power.map(ExportValue.text) ?? .null,
-                    e.battery.map(ExportValue.integer) ?? .null, e.lowPower.map(ExportValue.text) ?? .null,
-                ]
-            }
-            writer.write(values, to: &out)
         }
+        return values
     }
 
     /// Unix seconds to whole microseconds, rounding up so that `from`/`to` keep their meaning

@@ -1,4 +1,5 @@
 import FetchCastModel
+import FetchCastStore
 import FetchCastTrace
 import Foundation
 
@@ -43,13 +44,59 @@ public enum Evaluator {
         case .store(let store): protected.add(store: store.path)
         case .events: break
         }
+        let (plans, fresh) = try begin(options: options, registry: registry, outputDirectory: outputDirectory, protecting: protected)
+        var scanner = fresh
+        try scanner.read(input, progress: progress)
+        return try complete(
+            scanner.finish(), plans: plans, options: options, outputDirectory: outputDirectory, protecting: protected,
+            toolVersion: toolVersion, progress: progress)
+    }
+
+    /// Runs an evaluation of every event of an event log, on any engine, as
+    /// ``run(_:options:registry:outputDirectory:protecting:toolVersion:progress:)`` runs one of
+    /// ``EvaluationInput/store(_:)``: the same events in the same order, so the same outputs.
+    ///
+    /// An SQLite store's files are protected from the outputs; a PostgreSQL database has none.
+    /// - Parameters: As for ``run(_:options:registry:outputDirectory:protecting:toolVersion:progress:)``,
+    ///   `log` in place of the input.
+    /// - Returns: The summary and per-device rows.
+    /// - Throws: ``EvaluationError`` (``EvaluationError/store(_:)`` when the log cannot be read).
+    /// - Complexity: As for a store: O(events × (policies × budgets) / threads) time; memory
+    ///   O(devices × apps × policies × budgets), independent of the number of events.
+    package static func run(
+        log: any EventLogScanner, options: EvaluationOptions, registry: PolicyRegistry = .standard,
+        outputDirectory: String? = nil, protecting protected: ProtectedFiles = ProtectedFiles(), toolVersion: String = "",
+        progress: ((String) -> Void)? = nil
+    ) async throws(EvaluationError) -> Evaluation {
+        var protected = protected
+        if let store = log as? Store { protected.add(store: store.path) }
+        let (plans, fresh) = try begin(options: options, registry: registry, outputDirectory: outputDirectory, protecting: protected)
+        var scanner = fresh
+        try await scanner.readLog(log)
+        return try complete(
+            scanner.finish(), plans: plans, options: options, outputDirectory: outputDirectory, protecting: protected,
+            toolVersion: toolVersion, progress: progress)
+    }
+
+    /// Before reading the input: refuses outputs that would replace a protected file (before
+    /// the replay, not after it), and makes the plans and the pass-1 scanner.
+    private static func begin(
+        options: EvaluationOptions, registry: PolicyRegistry, outputDirectory: String?, protecting protected: ProtectedFiles
+    ) throws(EvaluationError) -> (plans: [ReplayPlan], scanner: TraceScan) {
+        var protected = protected
         if let prior = options.prior { protected.add(inputs: prior.traces) }
-        // Refused outputs are refused before the replay, not after it.
         if let outputDirectory { try OutputFiles.check(directory: outputDirectory, protecting: protected) }
         let plans = try plans(options: options, registry: registry)
-        var scanner = try TraceScan(options: options)
-        try scanner.read(input, progress: progress)
-        let scan = scanner.finish()
+        return (plans, try TraceScan(options: options))
+    }
+
+    /// After reading the input: replays it and writes the outputs.
+    private static func complete(
+        _ scan: ScanResult, plans: [ReplayPlan], options: EvaluationOptions, outputDirectory: String?,
+        protecting protected: ProtectedFiles, toolVersion: String, progress: ((String) -> Void)?
+    ) throws(EvaluationError) -> Evaluation {
+        var protected = protected
+        if let prior = options.prior { protected.add(inputs: prior.traces) }
         var detail: DetailFiles?
         if let outputDirectory {
             try OutputFiles.prepare(directory: outputDirectory)

@@ -159,30 +159,43 @@ struct TraceScan {
         while names.count < symbols.count { names.append(symbols.name(Int32(names.count))) }
     }
 
-    /// Reads the store's time-ordered scan through an ``EventSource``; `--devices` is applied
-    /// by the store's query (publishes to every device are kept), so other devices' rows are
-    /// never read out.
+    /// Reads the store's time-ordered scan (``Store/scanTimeOrdered(symbols:devices:files:batches:)``,
+    /// through an ``EventSource``); `--devices` is applied by the store's query (publishes to
+    /// every device are kept), so other devices' rows are never read out.
     private mutating func readStore(_ store: Store) throws(EvaluationError) {
-        func fail(_ error: StoreError) -> EvaluationError { .store(error.description) }
-        let scan: TimeOrderedScan
-        do { scan = try store.timeOrderedScan(symbols: symbols, devices: options.devices) } catch { throw fail(error) }
-        for f in scan.files { inputs.append(InputDigest(path: f.name, sha256: f.sha256, events: f.rows)) }
-        // Every name was interned when the scan opened, before its thread starts.
-        syncNames()
-        let source = EventSource(scan, batchSize: 8192, capacity: 8)
-        while true {
-            switch source.next() {
-            case .batch(let batch):
-                do {
-                    try consume(batch.events, file: batch.file ?? "store")
-                } catch {
-                    source.cancel()
-                    throw error
-                }
-            case .end: return
-            case .failure(let error): throw fail(error)
-            }
+        do {
+            try store.scanTimeOrdered(
+                symbols: symbols, devices: options.devices, files: { files in startLog(files) },
+                batches: { events, file in try consume(events, file: file) })
+        } catch {
+            throw Self.evaluationError(error)
         }
+    }
+
+    /// Reads any engine's event log (``EventLogScanner``) as ``readStore(_:)`` reads an SQLite
+    /// store: the same events in the same order, `--devices` applied by the engine.
+    mutating func readLog(_ log: any EventLogScanner) async throws(EvaluationError) {
+        do {
+            try await log.scanTimeOrdered(
+                symbols: symbols, devices: options.devices, files: { files in startLog(files) },
+                batches: { events, file in try consume(events, file: file) })
+        } catch {
+            throw Self.evaluationError(error)
+        }
+    }
+
+    /// Records a log's files as the inputs, once every name was interned (before any batch).
+    private mutating func startLog(_ files: [TimeOrderedScan.File]) {
+        for f in files { inputs.append(InputDigest(path: f.name, sha256: f.sha256, events: f.rows)) }
+        syncNames()
+    }
+
+    /// What a scan threw: an ``EvaluationError`` of ``consume(_:file:)`` as it was, an engine's
+    /// failure as ``EvaluationError/store(_:)``.
+    private static func evaluationError(_ error: any Error) -> EvaluationError {
+        if let error = error as? EvaluationError { return error }
+        if let error = error as? StoreError { return .store(error.description) }
+        return .store(String(describing: error))
     }
 
     private mutating func newStream(device: Int32) -> Int {

@@ -33,6 +33,29 @@ package struct EventRow: Sendable, Hashable {
     package var battery: Int64?
     /// `on`, `off` or `nil` (set only by `state` rows).
     package var lowPower: String?
+
+    /// Creates a row (an engine reading its `events` view).
+    package init(
+        timeUTC: Int64, utcOffsetSeconds: Int64, device: String, app: String, event: String, result: String?, bytes: Int64?,
+        durationMs: Int64?, timeMicros: Int64, fileID: Int64, line: Int64, network: String?, power: String?, battery: Int64?,
+        lowPower: String?
+    ) {
+        self.timeUTC = timeUTC
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.device = device
+        self.app = app
+        self.event = event
+        self.result = result
+        self.bytes = bytes
+        self.durationMs = durationMs
+        self.timeMicros = timeMicros
+        self.fileID = fileID
+        self.line = line
+        self.network = network
+        self.power = power
+        self.battery = battery
+        self.lowPower = lowPower
+    }
 }
 
 /// Which rows of the `events` view to read.

@@ -19,6 +19,13 @@ package final class TimeOrderedScan {
         package var name: String
         package var sha256: String
         package var rows: Int64
+
+        /// Creates a file record (an engine reading its `files` table).
+        package init(name: String, sha256: String, rows: Int64) {
+            self.name = name
+            self.sha256 = sha256
+            self.rows = rows
+        }
     }
 
     /// Every ingested file, in ingest order.

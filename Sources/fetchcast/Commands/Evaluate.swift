@@ -10,12 +10,12 @@ import Glibc
 #endif
 
 extension FetchCast {
-    struct Evaluate: ParsableCommand {
+    struct Evaluate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replay traces through fetch policies: freshness at each launch against radio energy.",
             discussion: """
                 Exact semantics (v1; v2 with `state` rows) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
-                (or, with no TRACE, every event of the store), replays every device on every core, \
+                (or, with no TRACE, every event of the store, an SQLite file or a PostgreSQL database), replays every device on every core, \
                 and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
                 DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz). A summary table goes \
                 to stderr. Two \
@@ -146,7 +146,7 @@ extension FetchCast {
             return EvaluationOptions.parseDuration(text)
         }
 
-        func run() throws {
+        func run() async throws {
             var err = FileSink.standardError()
             let showProgress = !quiet && err.isTerminal
             // Not a terminal (a log, CI): a line at most every 10 s, and none in the first 10 s.
@@ -159,11 +159,13 @@ extension FetchCast {
                 detail: detail, threads: threads,
                 trace: TraceOptions(defaultUTCOffsetSeconds: utcOffset.flatMap(Timestamp.parseOffset) ?? 0))
             let evaluation: Evaluation
+            var log: (any EventLogScanner)?
             do {
                 options.energy = try EnergyProfile.load(energy)
                 options.constraints = try conditions.load()
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
-                let input: EvaluationInput = traces.isEmpty ? .store(try store.open(.read)) : .files(traces)
+                // No trace: the store's events, on either engine, through its scan.
+                if traces.isEmpty { log = try await store.openScanner(.read) }
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
                 var population: PopulationSample?
@@ -180,21 +182,33 @@ extension FetchCast {
                 let registry = PolicyRegistry.standard(population: population, planning: options.planning)
                 // Besides the traces and the store (which the evaluator protects), what was read.
                 let read = [devices, priorDevices, conditions.constraints, energy].compactMap { $0 }
-                evaluation = try Evaluator.run(
-                    input, options: options, registry: registry, outputDirectory: out,
-                    protecting: ProtectedFiles(inputs: read), toolVersion: FetchCast.version,
-                    progress: showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : logProgress ? { line in
-                        let now = ProcessInfo.processInfo.systemUptime
-                        guard now - logged >= 10 else { return }
-                        logged = now
-                        err.write(line + "\n")
-                    } : nil)
+                let progress: ((String) -> Void)? = showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : logProgress ? { line in
+                    let now = ProcessInfo.processInfo.systemUptime
+                    guard now - logged >= 10 else { return }
+                    logged = now
+                    err.write(line + "\n")
+                } : nil
+                if let log {
+                    evaluation = try await Evaluator.run(
+                        log: log, options: options, registry: registry, outputDirectory: out,
+                        protecting: ProtectedFiles(inputs: read), toolVersion: FetchCast.version, progress: progress)
+                } else {
+                    evaluation = try Evaluator.run(
+                        .files(traces), options: options, registry: registry, outputDirectory: out,
+                        protecting: ProtectedFiles(inputs: read), toolVersion: FetchCast.version, progress: progress)
+                }
             } catch let error as EvaluationError {
+                await log?.close()
                 if showProgress { err.write("\r\u{1B}[2K") }
                 throw FetchCast.fail(error.description)
             } catch let error as TraceError {
+                await log?.close()
                 throw FetchCast.fail(error.description)
+            } catch {
+                await log?.close()
+                throw error
             }
+            await log?.close()
             if showProgress { err.write("\r\u{1B}[2K") }
             guard !quiet else { return }
             for note in evaluation.notes { print("note: \(note)", to: &err) }

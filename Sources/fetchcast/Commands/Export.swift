@@ -5,7 +5,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Export: ParsableCommand {
+    struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the store's events or what the model learned as CSV or JSON Lines, for pandas or a spreadsheet.",
             discussion: """
@@ -20,7 +20,8 @@ extension FetchCast {
                 LF line ends) unless --format json (JSON Lines, each record with "schema": 1). \
                 Folds newly ingested events into the model first (except for events), as predict \
                 does. Cost on the bundled sample (33k events, 14 devices): events 0.1 s, model \
-                for every app 1 s; predictions read each device's history once (then O(its events)).
+                for every app 1 s; predictions read each device's history once (then O(its events)). \
+                On a PostgreSQL --db, events only (docs/postgres.md).
                 """)
 
         @OptionGroup var store: StoreOptions
@@ -68,17 +69,34 @@ extension FetchCast {
             try Limits.budget.validate(budget, flag: "--budget")
         }
 
-        func run() throws {
-            var out = try FetchCast.output(output, protecting: ProtectedFiles(store: store.path))
-            let s = try store.open(.readSavingWhenWritable)
+        func run() async throws {
             let request = ExportRequest(
                 kind: kind, device: device, app: app, from: from.flatMap(Timestamp.parseArgument),
                 to: to.flatMap(Timestamp.parseArgument), topApps: topApps, budget: budget, format: format)
+            if kind == .events { return try await exportEvents(request) }
+            try store.refusePostgres("`fetchcast export \(kind.rawValue)`")
+            var out = try FetchCast.output(output, protecting: ProtectedFiles(store: store.path))
+            let s = try store.open(.readSavingWhenWritable)
             do {
                 try Exporter.export(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
             } catch {
                 throw FetchCast.fail("\(error)")
             }
+            try FetchCast.finish(out)
+        }
+
+        /// `events`, on either engine, through the event log's scan.
+        private func exportEvents(_ request: ExportRequest) async throws {
+            // A PostgreSQL database is no file an output could replace.
+            var out = try FetchCast.output(output, protecting: store.isPostgres ? ProtectedFiles() : ProtectedFiles(store: store.path))
+            let log = try await store.openScanner(.readSavingWhenWritable)
+            do {
+                try await Exporter.exportEvents(request, from: log, to: &out)
+            } catch {
+                await log.close()
+                throw FetchCast.fail("\(error)")
+            }
+            await log.close()
             try FetchCast.finish(out)
         }
     }

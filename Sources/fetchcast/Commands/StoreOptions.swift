@@ -9,7 +9,7 @@ import Glibc
 /// `--db`, shared by every subcommand that uses a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store file, or postgres://USER@HOST:PORT/DATABASE for ingest, stats and devices (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
+        "The store file, or postgres://USER@HOST:PORT/DATABASE for ingest, stats, devices, export events and evaluate (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
     var path: String {
@@ -40,6 +40,13 @@ struct StoreOptions: ParsableArguments {
         return try await openPostgres(create: false)
     }
 
+    /// Opens the event log to read its events (`export events`, `evaluate` without a trace), on
+    /// either engine (SQLite as ``open(_:)`` does).
+    func openScanner(_ access: Store.Access) async throws -> any EventLogScanner {
+        guard isPostgres else { return try open(access) }
+        return try await openPostgres(create: false)
+    }
+
     private func openPostgres(create: Bool) async throws -> PostgresEventLog {
         do {
             return try await PostgresEventLog.open(try PostgresLocation(url: path), create: create)
@@ -53,7 +60,17 @@ struct StoreOptions: ParsableArguments {
         guard isPostgres else { return }
         let names = FetchCast.configuration.subcommands.map { $0._commandName }
         let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "`fetchcast \($0)`" } ?? "this command"
-        throw FetchCast.fail("\(displayName): \(command) does not run on PostgreSQL yet (only ingest, stats and devices do); pass an SQLite store with --db FILE")
+        throw FetchCast.fail("\(displayName): \(command) does not run on PostgreSQL yet (only \(Self.onPostgres) do); pass an SQLite store with --db FILE")
+    }
+
+    /// The commands that run on PostgreSQL, as messages list them.
+    static let onPostgres = "ingest, stats, devices, export events and evaluate"
+
+    /// Refuses a PostgreSQL store for what a command does not do on one yet, naming it (`what`,
+    /// e.g. "`fetchcast export model`").
+    func refusePostgres(_ what: String) throws {
+        guard isPostgres else { return }
+        throw FetchCast.fail("\(displayName): \(what) does not run on PostgreSQL yet (only \(Self.onPostgres) do); pass an SQLite store with --db FILE")
     }
 
     /// Opens the store to write it: `ingest` creates it (`create`); other writers need it to
