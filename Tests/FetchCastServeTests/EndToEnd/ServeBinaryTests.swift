@@ -151,7 +151,10 @@ struct ServeBinaryTests {
         func spools() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: fixture.directory).filter { $0.hasPrefix("fetchcast.sqlite-body-") }
         }
-        if status != .ok { #expect(try spools().count == 1) }
+        // Killed before the commit, the spool is left; just after it (the 200 not yet sent), it
+        // may already be removed (a machine under load can let the whole ingest finish between
+        // the spool being seen open and the kill).
+        if status != .ok { #expect(try files.isEmpty ? spools().count == 1 : spools().count <= 1, "\(files.count) files") }
         let next = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         #expect(try spools().isEmpty)
         #expect(next.terminate() == 0)
