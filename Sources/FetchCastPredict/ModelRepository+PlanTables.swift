@@ -14,9 +14,7 @@ extension ModelRepository {
     /// Where a device's plan table is kept: `plans:ID:HASH`, the hash of the constants it was
     /// planned with (the default budget's scheduler configuration and the model's).
     func planTableKey(device: Int64) -> String {
-        let request = PlanTable.request
-        return Self.planTablePrefix + "\(device):"
-            + String(storageHash(apps: [Int32(request.topApps)], configuration: SchedulerConfiguration(budget: request.budget), model: configuration), radix: 16)
+        Self.planTablePrefix + "\(device):" + planTableHash
     }
 
     /// The start of every plan table's key.

@@ -330,6 +330,15 @@ public final class ModelRepository {
         Self.schedulerPrefix + "\(key.device):" + String(storageHash(apps: key.apps, configuration: key.configuration, model: key.model), radix: 16)
     }
 
+    /// The hash in every plan table's key (``planTableKey(device:)``): the same constants for
+    /// every device, so hashed once per repository rather than at every plan answered ahead.
+    lazy var planTableHash: String = {
+        let request = PlanTable.request
+        return String(
+            storageHash(apps: [Int32(request.topApps)], configuration: SchedulerConfiguration(budget: request.budget), model: configuration),
+            radix: 16)
+    }()
+
     /// The constants' JSON as ``storageHash(apps:configuration:model:)`` hashes it, by value:
     /// encoded once per repository (every device is planned with the same few).
     private var constantsJSON: [Constants: [UInt8]?] = [:]
