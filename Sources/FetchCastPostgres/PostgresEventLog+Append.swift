@@ -93,18 +93,19 @@ extension PostgresEventLog {
                     appIDs.append(contentsOf: repeatElement(0, count: parsed.newNames.count))
                 }
                 // The batch's names not yet given an id: stored before its rows.
-                var newDevices: [Int64: String] = [:]
-                var newApps: [Int64: String] = [:]
+                // In the order of their first event, which numbers them (`seq`) as SQLite does.
+                var newDevices: [(id: Int64, name: String)] = []
+                var newApps: [(id: Int64, name: String)] = []
                 for e in parsed.events {
                     if e.device != EncodedEvent.everyDevice && deviceIDs[Int(e.device)] == 0 {
                         let id = NameID.of(symbolNames[Int(e.device)])
                         deviceIDs[Int(e.device)] = id
-                        newDevices[id] = symbolNames[Int(e.device)]
+                        newDevices.append((id, symbolNames[Int(e.device)]))
                     }
                     if appIDs[Int(e.app)] == 0 {
                         let id = NameID.of(symbolNames[Int(e.app)])
                         appIDs[Int(e.app)] = id
-                        newApps[id] = symbolNames[Int(e.app)]
+                        newApps.append((id, symbolNames[Int(e.app)]))
                     }
                 }
                 try await store(names: newDevices, table: .devices, on: c)
@@ -166,8 +167,9 @@ extension PostgresEventLog {
         let ingestedAt = Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0)
         let recordName = name ?? path
         let inserted = try await c.query("""
-            INSERT INTO files(file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at)
-            VALUES (\(fileID), \(recordName), \(hash), \(format), \(end.isGzip), \(end.bytesRead), \(events), \(rejected), \(ingestedAt))
+            INSERT INTO files(file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at, first_event)
+            SELECT \(fileID), \(recordName), \(hash), \(format), \(end.isGzip), \(end.bytesRead), \(events), \(rejected), \(ingestedAt),
+                   (SELECT COALESCE(max(first_event + rows), 0) FROM files)
             ON CONFLICT (sha256) DO NOTHING RETURNING file_id
             """, logger: logger)
         var added = false
@@ -187,23 +189,37 @@ extension PostgresEventLog {
         case devices, apps
     }
 
-    /// Stores names under their ids (those already stored are left as they are), then checks
-    /// that every id holds its own name, byte for byte: two names with one 63-bit hash are
-    /// refused rather than merged.
-    private func store(names: [Int64: String], table: NameTable, on c: PostgresConnection) async throws {
-        guard !names.isEmpty else { return }
-        let ids = names.keys.sorted()
-        let texts = ids.map { names[$0]! }
+    /// Stores names under their ids (those already stored are left as they are), numbering the
+    /// new ones (`seq`) in the order given, then checks that every id holds its own name, byte
+    /// for byte: two names with one 63-bit hash are refused rather than merged.
+    private func store(names ordered: [(id: Int64, name: String)], table: NameTable, on c: PostgresConnection) async throws {
+        guard !ordered.isEmpty else { return }
+        let ids = ordered.map(\.id)
+        let texts = ordered.map(\.name)
+        var names: [Int64: String] = [:]
+        for (id, name) in ordered { names[id] = name }
         let stored: PostgresRowSequence
+        // The numbers are drawn after the sort (PostgreSQL evaluates a volatile output column
+        // after ORDER BY), so they follow the names' order.
         switch table {
         case .devices:
             try await c.query(
-                "INSERT INTO devices(device_id, name) SELECT * FROM unnest(\(ids)::bigint[], \(texts)::text[]) ON CONFLICT DO NOTHING",
+                """
+                INSERT INTO devices(device_id, name, seq)
+                SELECT u.id, u.name, nextval('device_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
+                WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.device_id = u.id) ORDER BY u.o
+                ON CONFLICT DO NOTHING
+                """,
                 logger: logger)
             stored = try await c.query("SELECT device_id, name FROM devices WHERE device_id = ANY(\(ids)::bigint[])", logger: logger)
         case .apps:
             try await c.query(
-                "INSERT INTO apps(app_id, name) SELECT * FROM unnest(\(ids)::bigint[], \(texts)::text[]) ON CONFLICT DO NOTHING",
+                """
+                INSERT INTO apps(app_id, name, seq)
+                SELECT u.id, u.name, nextval('app_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
+                WHERE NOT EXISTS (SELECT 1 FROM apps a WHERE a.app_id = u.id) ORDER BY u.o
+                ON CONFLICT DO NOTHING
+                """,
                 logger: logger)
             stored = try await c.query("SELECT app_id, name FROM apps WHERE app_id = ANY(\(ids)::bigint[])", logger: logger)
         }

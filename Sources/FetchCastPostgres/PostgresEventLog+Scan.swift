@@ -115,26 +115,8 @@ extension PostgresEventLog: EventLogScanner {
                     throw self.unknown("device_id", deviceID, at: at)
                 }
                 guard let app = appSymbol[appID] else { throw self.unknown("app_id", appID, at: at) }
-                guard let kind = UInt8(exactly: kindValue).flatMap(EventKind.init(rawValue:)) else {
-                    throw self.unknown("kind", kindValue, at: at)
-                }
-                var result: FetchResult?
-                if let resultValue {
-                    guard let r = UInt8(exactly: resultValue).flatMap(FetchResult.init(rawValue:)) else {
-                        throw self.unknown("result", resultValue, at: at)
-                    }
-                    result = r
-                }
-                func decoded<T>(_ value: Int64?, _ column: String, _ decode: (Int64) -> T?) throws -> T? {
-                    guard let value else { return nil }
-                    guard let decoded = decode(value) else { throw self.unknown(column, value, at: at) }
-                    return decoded
-                }
-                let conditions = ConditionChange(
-                    network: try decoded(network, "network") { UInt8(exactly: $0).flatMap(NetworkCondition.init(rawValue:)) },
-                    power: try decoded(power, "power") { UInt8(exactly: $0).flatMap(PowerCondition.init(rawValue:)) },
-                    battery: try decoded(battery, "battery") { (0...100).contains($0) ? UInt8($0) : nil },
-                    lowPower: try decoded(lowPower, "low_power") { $0 == 0 || $0 == 1 ? $0 == 1 : nil })
+                let (kind, result, conditions) = try self.decoded(
+                    kind: kindValue, result: resultValue, network: network, power: power, battery: battery, lowPower: lowPower, at: at)
                 batch.append(EncodedEvent(
                     timeMicros: timeMicros, utcOffsetSeconds: Int32(truncatingIfNeeded: offset), device: device, app: app,
                     kind: kind, result: result, line: line, conditions: conditions))
@@ -143,9 +125,38 @@ extension PostgresEventLog: EventLogScanner {
         }
     }
 
+    /// The kind, result and conditions of a stored event from their columns.
+    /// - Throws: ``StoreError`` naming `at` and the column when a value is unknown to this build,
+    ///   or a battery level is outside 0–100 (ingest stores no other).
+    func decoded(
+        kind kindValue: Int64, result resultValue: Int64?, network: Int64?, power: Int64?, battery: Int64?, lowPower: Int64?, at: String
+    ) throws -> (EventKind, FetchResult?, ConditionChange) {
+        guard let kind = UInt8(exactly: kindValue).flatMap(EventKind.init(rawValue:)) else {
+            throw unknown("kind", kindValue, at: at)
+        }
+        var result: FetchResult?
+        if let resultValue {
+            guard let r = UInt8(exactly: resultValue).flatMap(FetchResult.init(rawValue:)) else {
+                throw unknown("result", resultValue, at: at)
+            }
+            result = r
+        }
+        func decoded<T>(_ value: Int64?, _ column: String, _ decode: (Int64) -> T?) throws -> T? {
+            guard let value else { return nil }
+            guard let decoded = decode(value) else { throw unknown(column, value, at: at) }
+            return decoded
+        }
+        let conditions = ConditionChange(
+            network: try decoded(network, "network") { UInt8(exactly: $0).flatMap(NetworkCondition.init(rawValue:)) },
+            power: try decoded(power, "power") { UInt8(exactly: $0).flatMap(PowerCondition.init(rawValue:)) },
+            battery: try decoded(battery, "battery") { (0...100).contains($0) ? UInt8($0) : nil },
+            lowPower: try decoded(lowPower, "low_power") { $0 == 0 || $0 == 1 ? $0 == 1 : nil })
+        return (kind, result, conditions)
+    }
+
     /// A stored value this build does not know (or a name row that is missing), named with its
     /// event's file and line.
-    private func unknown(_ column: String, _ value: Int64, at: String) -> StoreError {
+    func unknown(_ column: String, _ value: Int64, at: String) -> StoreError {
         StoreError(path: location, message: "event_log (\(at)) has \(column) \(value), which this fetchcast does not know (a newer fetchcast wrote it, or the database is damaged; upgrade fetchcast or re-ingest into a new database)")
     }
 }

@@ -26,10 +26,12 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     ///   - location: Where the database is.
     ///   - create: Whether a database without FetchCast's tables gets them (writers); readers
     ///     pass `false` and are refused when there are none.
+    ///   - upgrade: Whether a database with an older FetchCast schema is upgraded (readers that
+    ///     also write, as `predict` does), rather than refused.
     /// - Returns: The open log; ``close()`` it when done.
     /// - Throws: `StoreError` when the server cannot be reached, refuses the login, holds a
     ///   newer schema, or holds tables that are not FetchCast's.
-    public static func open(_ location: PostgresLocation, create: Bool) async throws -> PostgresEventLog {
+    public static func open(_ location: PostgresLocation, create: Bool, upgrade: Bool = false) async throws -> PostgresEventLog {
         let where_ = location.description
         let tls: PostgresConnection.Configuration.TLS
         switch location.tls {
@@ -55,7 +57,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         }
         let log = PostgresEventLog(location: where_, connection: connection, logger: logger)
         do {
-            try await log.openSchema(create: create)
+            try await log.openSchema(create: create, upgrade: upgrade)
         } catch {
             await log.close()
             throw error
@@ -71,18 +73,18 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     // MARK: Schema
 
     /// Checks the schema version; with `create`, creates or upgrades the tables under the
-    /// migration lock.
-    private func openSchema(create: Bool) async throws {
+    /// migration lock; with `upgrade`, upgrades older tables but creates none.
+    private func openSchema(create: Bool, upgrade: Bool) async throws {
         let version = try await schemaVersion()
         if let version, version > PostgresSchema.currentVersion {
             throw StoreError(path: location, message: "the database has FetchCast schema version \(version), newer than this fetchcast (\(PostgresSchema.currentVersion)); upgrade fetchcast")
         }
         if version == PostgresSchema.currentVersion { return }
-        guard create else {
+        guard create || (upgrade && version != nil) else {
             if version == nil {
                 throw StoreError(path: location, message: "no FetchCast store in this database (no fetchcast_meta table); `fetchcast ingest FILE --db \(location)` creates one")
             }
-            throw StoreError(path: location, message: "the database has FetchCast schema version \(version!), older than this fetchcast (\(PostgresSchema.currentVersion)); run `fetchcast ingest` once on it to upgrade it")
+            throw StoreError(path: location, message: "the database has FetchCast schema version \(version!), older than this fetchcast (\(PostgresSchema.currentVersion)); run `fetchcast ingest` or `fetchcast model` once on it to upgrade it")
         }
         try await transaction { c in
             try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: self.logger)

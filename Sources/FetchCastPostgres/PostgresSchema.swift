@@ -13,7 +13,7 @@
 /// hands them out; device id 0 stands for "every device" (a publish).
 enum PostgresSchema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
     /// Partitions of `event_log`.
     static let partitions = 8
@@ -107,10 +107,55 @@ enum PostgresSchema {
             JOIN apps a ON a.app_id = e.app_id
             """,
         ],
+        // 1 → 2: what the model layer needs (``PostgresModelStore``): the model state; device
+        // and app numbers (`seq`) dense in the order their first event was ingested, as SQLite's
+        // rowids are; each file's first event number (`first_event`: the events of the files
+        // before it), so that events are numbered in ingest order as on SQLite.
+        [
+            "CREATE TABLE model_state(key text COLLATE \"C\" PRIMARY KEY, watermark bigint NOT NULL, state bytea NOT NULL)",
+            "ALTER TABLE devices ADD COLUMN seq bigint",
+            "ALTER TABLE apps ADD COLUMN seq bigint",
+            "ALTER TABLE files ADD COLUMN first_event bigint",
+            """
+            UPDATE devices d SET seq = f.n FROM (
+                SELECT device_id, row_number() OVER (ORDER BY file_id, line) AS n FROM (
+                    SELECT DISTINCT ON (device_id) device_id, file_id, line FROM event_log WHERE device_id <> 0
+                    ORDER BY device_id, file_id, line) firsts) f
+            WHERE d.device_id = f.device_id
+            """,
+            """
+            UPDATE apps a SET seq = f.n FROM (
+                SELECT app_id, row_number() OVER (ORDER BY file_id, line) AS n FROM (
+                    SELECT DISTINCT ON (app_id) app_id, file_id, line FROM event_log ORDER BY app_id, file_id, line) firsts) f
+            WHERE a.app_id = f.app_id
+            """,
+            "CREATE SEQUENCE device_seqs",
+            "CREATE SEQUENCE app_seqs",
+            "SELECT setval('device_seqs', (SELECT COALESCE(max(seq), 0) + 1 FROM devices), false)",
+            "SELECT setval('app_seqs', (SELECT COALESCE(max(seq), 0) + 1 FROM apps), false)",
+            "UPDATE devices SET seq = nextval('device_seqs') WHERE seq IS NULL",
+            "UPDATE apps SET seq = nextval('app_seqs') WHERE seq IS NULL",
+            "ALTER TABLE devices ALTER COLUMN seq SET NOT NULL",
+            "ALTER TABLE apps ALTER COLUMN seq SET NOT NULL",
+            "CREATE INDEX devices_seq ON devices(seq)",
+            "CREATE UNIQUE INDEX apps_seq ON apps(seq)",
+            """
+            UPDATE files f SET first_event = b.first FROM (
+                SELECT file_id, COALESCE(sum(rows) OVER (ORDER BY file_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS first
+                FROM files) b
+            WHERE f.file_id = b.file_id
+            """,
+            "ALTER TABLE files ALTER COLUMN first_event SET NOT NULL",
+            "CREATE INDEX files_first_event ON files(first_event)",
+        ],
     ]
 
     /// The advisory lock key a migration holds ('FCSCHEMA').
     static let migrationLock: Int64 = 0x4643_5343_4845_4D41
+    /// The advisory lock key a model write transaction holds ('FCMODEL'), from before its
+    /// snapshot to after its commit: folds and saved states take turns across processes, as
+    /// SQLite's write lock makes them.
+    static let modelLock: Int64 = 0x0046_434D_4F44_454C
     /// The advisory lock key an append holds to its commit ('FCAPPEND'): appends to one
     /// database run one at a time, as SQLite's do.
     static let appendLock: Int64 = 0x4643_4150_5045_4E44

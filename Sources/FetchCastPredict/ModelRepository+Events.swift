@@ -4,17 +4,14 @@ import FetchCastStore
 import FetchCastTrace
 
 extension ModelRepository {
-    /// Calls `body` for each event with id greater than `afterID` of the devices in `devices`
-    /// and each publish to every device, in id order: the store's id-ordered scan read through
-    /// an ``EventSource`` (on the source's thread), inside the caller's transaction. The store
-    /// is not touched again until the scan has ended or stopped.
-    /// - Complexity: O(events after `afterID`) read by SQLite, streaming.
+    /// Calls `body` for each event numbered above `afterID` of the devices in `devices` and
+    /// each publish to every device, in ingest order (``ModelStore/forEachEvent(afterID:devices:_:)``),
+    /// inside the caller's transaction. A request's deadline ends a long read (a past plan's
+    /// refold, a backlog) between batches.
     func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ body: (EncodedEvent) throws -> Void) throws {
-        let source = EventSource(try store.idOrderedScan(afterID: afterID, devices: devices), batchSize: 4096, capacity: 4)
-        _ = try source.forEachBatch { batch in
-            // A request's deadline ends a long read (a past plan's refold, a backlog).
+        try store.forEachEvent(afterID: afterID, devices: devices) { batch in
             try WorkDeadline.checkCurrent()
-            for e in batch.events { try body(e) }
+            for e in batch { try body(e) }
         }
     }
 

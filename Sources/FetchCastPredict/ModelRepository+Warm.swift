@@ -69,7 +69,7 @@ extension ModelRepository {
                     return
                 }
             }
-            ids = try store.deviceNames().keys.sorted()
+            ids = try store.deviceNames(afterID: 0).keys.sorted()
         }
         guard let covered else { return outcome }
         let saveBefore = schedulersSaved

@@ -17,7 +17,7 @@ import FetchCastTrace
 /// came from: answering for one device then reads its two rows, and the 5 MB sums only when
 /// its saved prior is missing or from an older fold.
 public final class ModelRepository {
-    let store: Store
+    let store: any ModelStore
     /// The model constants.
     public let configuration: ModelConfiguration
 
@@ -102,7 +102,12 @@ public final class ModelRepository {
     public var foldBatchSize = 256
 
     /// Creates a repository over a store.
-    public init(store: Store, configuration: ModelConfiguration = ModelConfiguration()) {
+    public convenience init(store: Store, configuration: ModelConfiguration = ModelConfiguration()) {
+        self.init(modelStore: store, configuration: configuration)
+    }
+
+    /// Creates a repository over a store of either engine.
+    package init(modelStore store: any ModelStore, configuration: ModelConfiguration = ModelConfiguration()) {
         self.store = store
         self.configuration = configuration
     }

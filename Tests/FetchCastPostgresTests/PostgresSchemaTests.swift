@@ -14,7 +14,7 @@ struct PostgresSchemaTests {
             await #expect {
                 _ = try await PostgresEventLog.open(database.location, create: create)
             } throws: { error in
-                String(describing: error).contains("schema version 99, newer than this fetchcast (1); upgrade fetchcast")
+                String(describing: error).contains("schema version 99, newer than this fetchcast (2); upgrade fetchcast")
             }
         }
         await database.drop()

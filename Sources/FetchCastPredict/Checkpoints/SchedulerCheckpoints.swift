@@ -17,7 +17,7 @@ protocol SchedulerCheckpoints {
 /// Checkpoints kept in the store's model state, one row per key under
 /// ``ModelRepository/schedulerPrefix``, the row's watermark the checkpoint's.
 struct StoreSchedulerCheckpoints: SchedulerCheckpoints {
-    let store: Store
+    let store: any ModelStore
 
     func checkpoint(key: String) throws -> SchedulerCheckpoint? {
         try store.withModelState(key: key) { watermark, bytes in SchedulerCheckpoint(binary: bytes, watermark: watermark) } ?? nil

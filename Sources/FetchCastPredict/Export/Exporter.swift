@@ -38,23 +38,36 @@ public enum Exporter {
         case .events:
             try writeEvents(request, store: store, withConditions: withConditions, writer: &writer, to: &out)
         case .model, .cousage, .predictions:
-            // A batch of devices at a time, in name order: the output is the same as from one
-            // snapshot of every device, without holding every device's state.
-            var checked = false
-            let repository = ModelRepository(store: store)
-            var unsaved: StoreError?
-            defer { if let unsaved { onSaveFailure(unsaved) } }
-            try repository.forEachBatch(device: request.device) { snapshot in
-                if unsaved == nil { unsaved = repository.saveFailure }
-                if !checked {
-                    try check(request, against: snapshot)
-                    checked = true
-                }
-                switch request.kind {
-                case .model: writeModel(request, snapshot: snapshot, writer: &writer, to: &out)
-                case .cousage: writeCoUsage(request, snapshot: snapshot, writer: &writer, to: &out)
-                default: try writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
-                }
+            return try exportModel(request, from: store, to: &out, onSaveFailure: onSaveFailure)
+        }
+        writer.finish(to: &out)
+        return writer.rows
+    }
+
+    /// ``export(_:from:to:onSaveFailure:)`` of the tables the model makes (`model`, `cousage`,
+    /// `predictions`), from a store of either engine.
+    @discardableResult
+    package static func exportModel<Out: TextOutputStream>(
+        _ request: ExportRequest, from store: any ModelStore, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
+    ) throws -> Int {
+        precondition(request.kind != .events, "events are exported through the event log's scan")
+        var writer = ExportWriter<Out>(columns: request.kind.columns, format: request.format)
+        // A batch of devices at a time, in name order: the output is the same as from one
+        // snapshot of every device, without holding every device's state.
+        var checked = false
+        let repository = ModelRepository(modelStore: store)
+        var unsaved: StoreError?
+        defer { if let unsaved { onSaveFailure(unsaved) } }
+        try repository.forEachBatch(device: request.device) { snapshot in
+            if unsaved == nil { unsaved = repository.saveFailure }
+            if !checked {
+                try check(request, against: snapshot)
+                checked = true
+            }
+            switch request.kind {
+            case .model: writeModel(request, snapshot: snapshot, writer: &writer, to: &out)
+            case .cousage: writeCoUsage(request, snapshot: snapshot, writer: &writer, to: &out)
+            default: try writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
             }
         }
         writer.finish(to: &out)

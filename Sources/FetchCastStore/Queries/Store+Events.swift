@@ -23,6 +23,23 @@ package struct StoredEvent: Sendable, Hashable {
     package var durationMs: Int64?
     /// What a `state` row sets (empty for every other kind).
     package var conditions = ConditionChange()
+
+    /// Creates an event.
+    package init(
+        id: Int64, timeMicros: Int64, utcOffsetSeconds: Int32, device: Int64?, app: Int64, kind: EventKind,
+        result: FetchResult? = nil, bytes: Int64? = nil, durationMs: Int64? = nil, conditions: ConditionChange = ConditionChange()
+    ) {
+        self.id = id
+        self.timeMicros = timeMicros
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.device = device
+        self.app = app
+        self.kind = kind
+        self.result = result
+        self.bytes = bytes
+        self.durationMs = durationMs
+        self.conditions = conditions
+    }
 }
 
 extension Store {

@@ -107,3 +107,14 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The ``IDOrderedScan`` read through an ``EventSource`` (on the source's thread, 4096
+    /// events a batch, 4 ahead), inside the caller's transaction: the fold's read. The store
+    /// is not touched again until the scan has ended or stopped.
+    /// - Complexity: O(events after `afterID`) read by SQLite, streaming.
+    package func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws {
+        let source = EventSource(try idOrderedScan(afterID: afterID, devices: devices), batchSize: 4096, capacity: 4)
+        _ = try source.forEachBatch { batch in try batches(batch.events) }
+    }
+}

@@ -74,13 +74,14 @@ extension FetchCast {
                 kind: kind, device: device, app: app, from: from.flatMap(Timestamp.parseArgument),
                 to: to.flatMap(Timestamp.parseArgument), topApps: topApps, budget: budget, format: format)
             if kind == .events { return try await exportEvents(request) }
-            try store.refusePostgres("`fetchcast export \(kind.rawValue)`")
-            var out = try FetchCast.output(output, protecting: ProtectedFiles(store: store.path))
-            let s = try store.open(.readSavingWhenWritable)
-            do {
-                try Exporter.export(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
-            } catch {
-                throw FetchCast.fail("\(error)")
+            // A PostgreSQL database is no file an output could replace.
+            var out = try FetchCast.output(output, protecting: store.isPostgres ? ProtectedFiles() : ProtectedFiles(store: store.path))
+            try store.withModelStore(.readSavingWhenWritable) { s in
+                do {
+                    try Exporter.exportModel(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
+                } catch {
+                    throw FetchCast.fail("\(error)")
+                }
             }
             try FetchCast.finish(out)
         }

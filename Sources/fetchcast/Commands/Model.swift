@@ -19,10 +19,13 @@ extension FetchCast {
         var app: String?
 
         func run() throws {
-            let s = try store.open(.readSavingWhenWritable)
+            try store.withModelStore(.readSavingWhenWritable) { try run(on: $0) }
+        }
+
+        private func run(on s: any ModelStore) throws {
             var out = FileSink.standardOutput()
             do {
-                let repository = ModelRepository(store: s)
+                let repository = ModelRepository(modelStore: s)
                 let snapshot = try repository.refresh(devices: [device])
                 if let failure = repository.saveFailure { FetchCast.warnUnsaved(failure) }
                 let view = try ModelView(snapshot: snapshot, device: device, app: app)

@@ -64,7 +64,10 @@ extension FetchCast {
         }
 
         func run() throws {
-            let s = try store.open(.readSavingWhenWritable)
+            try store.withModelStore(.readSavingWhenWritable) { try run(on: $0) }
+        }
+
+        private func run(on s: any ModelStore) throws {
             let constraints = try conditions.load()
             var predictions: [Prediction] = []
             do {
@@ -77,14 +80,14 @@ extension FetchCast {
                 request.constraints = constraints
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false
-                let repository = ModelRepository(store: s)
+                let repository = ModelRepository(modelStore: s)
                 var unsaved: StoreError?
                 defer { if let unsaved { FetchCast.warnUnsaved(unsaved) } }
                 try repository.forEachBatch(device: device) { snapshot in
                     if unsaved == nil { unsaved = repository.saveFailure }
                     if snapshot.deviceNames.isEmpty && !noted {
                         var err = FileSink.standardError()
-                        print("note: \(store.path) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
+                        print("note: \(store.displayName) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
                         noted = true
                     }
                     predictions += try Predictor.predict(request, snapshot: snapshot)

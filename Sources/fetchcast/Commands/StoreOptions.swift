@@ -9,7 +9,7 @@ import Glibc
 /// `--db`, shared by every subcommand that uses a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store file, or postgres://USER@HOST:PORT/DATABASE for ingest, stats, devices, export events and evaluate (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
+        "The store file, or postgres://USER@HOST:PORT/DATABASE for all but files, forget and serve (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
     var path: String {
@@ -47,6 +47,21 @@ struct StoreOptions: ParsableArguments {
         return try await openPostgres(create: false)
     }
 
+    /// Opens the store for the model layer (`model`, `predict`, `export model|cousage|predictions`)
+    /// on either engine, runs `body` with it and closes it: SQLite as ``open(_:)`` does; a
+    /// PostgreSQL database with an older FetchCast schema is upgraded (it keeps model state).
+    func withModelStore<T>(_ access: Store.Access, _ body: (any ModelStore) throws -> T) throws -> T {
+        guard isPostgres else { return try body(try open(access)) }
+        let store: PostgresModelStore
+        do {
+            store = try PostgresModelStore.open(try PostgresLocation(url: path))
+        } catch let error as StoreError {
+            throw FetchCast.fail(error.description)
+        }
+        defer { store.close() }
+        return try body(store)
+    }
+
     private func openPostgres(create: Bool) async throws -> PostgresEventLog {
         do {
             return try await PostgresEventLog.open(try PostgresLocation(url: path), create: create)
@@ -64,14 +79,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The commands that run on PostgreSQL, as messages list them.
-    static let onPostgres = "ingest, stats, devices, export events and evaluate"
-
-    /// Refuses a PostgreSQL store for what a command does not do on one yet, naming it (`what`,
-    /// e.g. "`fetchcast export model`").
-    func refusePostgres(_ what: String) throws {
-        guard isPostgres else { return }
-        throw FetchCast.fail("\(displayName): \(what) does not run on PostgreSQL yet (only \(Self.onPostgres) do); pass an SQLite store with --db FILE")
-    }
+    static let onPostgres = "ingest, stats, devices, model, predict, export and evaluate"
 
     /// Opens the store to write it: `ingest` creates it (`create`); other writers need it to
     /// exist.

@@ -1,25 +1,6 @@
-extension Store {
-    /// A persisted blob of learned state and the last event id folded into it.
-    package struct ModelStateRecord: Sendable, Hashable {
-        /// The key (e.g. `device:19_F`).
-        package var key: String
-        /// Events with id ≤ this are in the state.
-        package var watermark: Int64
-        /// The encoded state.
-        package var state: [UInt8]
-
-        /// Creates a record.
-        package init(key: String, watermark: Int64, state: [UInt8]) {
-            self.key = key
-            self.watermark = watermark
-            self.state = state
-        }
-    }
-
-    /// The stored state for a key, if any.
-    package func modelState(key: String) throws(StoreError) -> ModelStateRecord? {
-        try withModelState(key: key) { watermark, state in ModelStateRecord(key: key, watermark: watermark, state: Array(state)) }
-    }
+extension Store: ModelStore {
+    /// A persisted blob of learned state (``ModelStateRecord``).
+    package typealias ModelStateRecord = FetchCastStore.ModelStateRecord
 
     /// Reads the stored state for a key in place, without copying it out of SQLite: `body`
     /// gets the watermark and the bytes (valid only inside it); `nil` when there is no state.

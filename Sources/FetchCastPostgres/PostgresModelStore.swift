@@ -1,0 +1,276 @@
+import Dispatch
+import FetchCastCore
+import FetchCastStore
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The model layer's store (``ModelStore``) in a PostgreSQL database: what `model`, `predict`
+/// and `export model|cousage|predictions` read and write there.
+///
+/// Synchronous, as the model layer is: each query waits on its connection's event loop (never
+/// from one), so a caller must not be on an event loop thread. Every value is bound; the SQL
+/// text is fixed.
+///
+/// - Devices and apps are numbered by their `seq` (schema 2): dense, in the order their first
+///   event was ingested, as SQLite's rowids are. Every value returned and accepted as a device
+///   or app id is a `seq`, never the 63-bit `device_id` of ``NameID``.
+/// - An event's number is its file's `first_event` (the events of the files before it) plus its
+///   place in its file; only whole-file numbers (each file's end) are ever watermarks, so "after
+///   `n`" is "in a file whose `first_event` is at least `n`" and no event's own number is stored.
+/// - A read transaction is `REPEATABLE READ READ ONLY`. A write transaction first takes the
+///   session-level advisory lock ``PostgresSchema/modelLock`` and only then begins (`REPEATABLE
+///   READ`), so its snapshot is taken after the writer before it committed; a process that dies
+///   holding the lock releases it with its session.
+package final class PostgresModelStore: ModelStore {
+    package let path: String
+    package let log: PostgresEventLog
+    private var connection: PostgresConnection { log.connection }
+    private var logger: Logger { log.logger }
+    /// Nesting depth of transactions: an inner one runs in the outer.
+    private var depth = 0
+
+    /// Wraps an open event log (``PostgresEventLog/open(_:create:upgrade:)``, schema 2 or later).
+    package init(log: PostgresEventLog) {
+        self.log = log
+        self.path = log.location
+    }
+
+    /// Opens the database at `location` for the model layer, upgrading an older FetchCast schema
+    /// (the model state needs schema 2), from a thread that may block.
+    /// - Throws: ``StoreError`` as ``PostgresEventLog/open(_:create:upgrade:)`` does.
+    package static func open(_ location: PostgresLocation) throws -> PostgresModelStore {
+        PostgresModelStore(log: try Blocking.wait { try await PostgresEventLog.open(location, create: false, upgrade: true) })
+    }
+
+    /// Closes the connection.
+    package func close() {
+        try? connection.close().wait()
+    }
+
+    // MARK: Transactions
+
+    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
+    }
+
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ", lock: true, body)
+    }
+
+    private func transaction<T>(begin: PostgresQuery, lock: Bool, _ body: () throws -> T) throws -> T {
+        if depth > 0 {
+            depth += 1
+            defer { depth -= 1 }
+            return try body()
+        }
+        if lock { try run("SELECT pg_advisory_lock(\(PostgresSchema.modelLock))") }
+        defer { if lock { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") } }
+        try run(begin)
+        depth = 1
+        defer { depth = 0 }
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            _ = try? run("ROLLBACK")
+            throw error
+        }
+        do {
+            try run("COMMIT")
+        } catch {
+            _ = try? run("ROLLBACK")
+            throw error
+        }
+        return value
+    }
+
+    // MARK: Events
+
+    package func lastEventID() throws -> Int64 {
+        try scalar("SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files") ?? 0
+    }
+
+    package func deviceNames(afterID: Int64) throws -> [Int64: String] {
+        try names("SELECT seq, name FROM devices WHERE seq > \(afterID)")
+    }
+
+    package func appNames(afterID: Int64) throws -> [Int64: String] {
+        try names("SELECT seq, name FROM apps WHERE seq > \(afterID)")
+    }
+
+    package func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) throws -> Bool {
+        guard let file = try firstFile(after: afterID) else { return false }
+        return try scalar("""
+            SELECT count(*) FROM (
+                SELECT 1 FROM event_log
+                WHERE device_id IN (0, (SELECT device_id FROM devices WHERE seq = \(device))) AND file_id >= \(file) AND time_us < \(beforeMicros)
+                LIMIT 1) found
+            """) ?? 0 > 0
+    }
+
+    package func devicesWithEvents(afterID: Int64) throws -> (devices: [Int64], everyDevice: Bool) {
+        guard let file = try firstFile(after: afterID) else { return ([], false) }
+        // From the per-file aggregates, which count every event of every file.
+        let rows = try query("""
+            SELECT DISTINCT COALESCE(d.seq, 0) FROM file_counts c LEFT JOIN devices d ON d.device_id = c.device_id AND c.device_id <> 0
+            WHERE c.file_id >= \(file)
+            """)
+        var devices: [Int64] = []
+        var everyDevice = false
+        for row in rows {
+            let seq = try row.decode(Int64.self)
+            if seq == 0 { everyDevice = true } else { devices.append(seq) }
+        }
+        return (devices.sorted(), everyDevice)
+    }
+
+    package func deviceHistory(
+        ofDevice device: Int64, fromMicros: Int64, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
+    ) throws {
+        let rows = try query("""
+            SELECT \(unescaped: Self.columns)
+            FROM event_log e JOIN apps a ON a.app_id = e.app_id LEFT JOIN devices d ON d.device_id = e.device_id AND e.device_id <> 0
+            WHERE e.device_id IN (0, (SELECT device_id FROM devices WHERE seq = \(device)))
+              AND e.time_us >= \(fromMicros) AND e.time_us < \(beforeMicros)
+            ORDER BY e.time_us, e.file_id, e.line
+            """)
+        for row in rows {
+            let e = try event(row)
+            try body(StoredEvent(
+                id: 0, timeMicros: e.timeMicros, utcOffsetSeconds: e.utcOffsetSeconds,
+                device: e.device == EncodedEvent.everyDevice ? nil : Int64(e.device), app: Int64(e.app), kind: e.kind,
+                result: e.result, bytes: e.bytes, durationMs: e.durationMs, conditions: e.conditions))
+        }
+    }
+
+    package func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws {
+        guard let file = try firstFile(after: afterID) else { return }
+        // The devices' events and the publishes to every device, in ingest order; the rows of
+        // one call (a batch of devices) are held at once.
+        let rows = try query("""
+            SELECT \(unescaped: Self.columns)
+            FROM event_log e JOIN apps a ON a.app_id = e.app_id LEFT JOIN devices d ON d.device_id = e.device_id AND e.device_id <> 0
+            WHERE e.file_id >= \(file)
+              AND (e.device_id = 0 OR e.device_id IN (SELECT device_id FROM devices WHERE seq BETWEEN \(devices.lowerBound) AND \(devices.upperBound)))
+            ORDER BY e.file_id, e.line
+            """)
+        var batch: [EncodedEvent] = []
+        batch.reserveCapacity(4096)
+        for row in rows {
+            batch.append(try event(row))
+            if batch.count == 4096 {
+                try batches(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { try batches(batch) }
+    }
+
+    /// The columns ``event(_:)`` reads, in its order.
+    private static let columns = """
+        e.time_us, e.utc_offset_s::bigint, COALESCE(d.seq, -1), a.seq, e.kind::bigint, e.result::bigint, e.bytes, e.duration_ms,
+        e.file_id, e.line, e.network::bigint, e.power::bigint, e.battery::bigint, e.low_power::bigint
+        """
+
+    /// The event in a row of ``columns``, numbered with `seq`s (device ``EncodedEvent/everyDevice``
+    /// for a publish to every device).
+    private func event(_ row: PostgresRow) throws -> EncodedEvent {
+        let (timeMicros, offset, device, app, kindValue, resultValue, bytes, durationMs, file, line, network, power, battery, lowPower) =
+            try row.decode((Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
+        let at = "file \(file), line \(line)"
+        let (kind, result, conditions) = try log.decoded(
+            kind: kindValue, result: resultValue, network: network, power: power, battery: battery, lowPower: lowPower, at: at)
+        guard let app32 = Int32(exactly: app) else { throw log.unknown("app seq", app, at: at) }
+        guard let device32 = Int32(exactly: device) else { throw log.unknown("device seq", device, at: at) }
+        return EncodedEvent(
+            timeMicros: timeMicros, utcOffsetSeconds: Int32(truncatingIfNeeded: offset), device: device32, app: app32,
+            kind: kind, result: result, bytes: bytes, durationMs: durationMs, line: line, conditions: conditions)
+    }
+
+    /// The first file whose events are numbered above `afterID`; `nil` when there is none.
+    private func firstFile(after afterID: Int64) throws -> Int64? {
+        try scalar("SELECT min(file_id) FROM files WHERE first_event >= \(afterID) AND rows > 0")
+    }
+
+    // MARK: Model state
+
+    package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T? {
+        guard let row = try query("SELECT watermark, state FROM model_state WHERE key = \(key)").first else { return nil }
+        let (watermark, state) = try row.decode((Int64, ByteBuffer).self)
+        return state.withUnsafeReadableBytes { body(watermark, $0) }
+    }
+
+    package func modelStateWatermark(key: String) throws -> Int64? {
+        try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
+    }
+
+    package func saveModelStates(_ records: [ModelStateRecord]) throws {
+        for r in records {
+            try run("""
+                INSERT INTO model_state(key, watermark, state) VALUES (\(r.key), \(r.watermark), \(ByteBuffer(bytes: r.state)))
+                ON CONFLICT (key) DO UPDATE SET watermark = EXCLUDED.watermark, state = EXCLUDED.state
+                """)
+        }
+    }
+
+    package func deleteModelState(key: String) throws {
+        try run("DELETE FROM model_state WHERE key = \(key)")
+    }
+
+    package func deleteModelStates(prefix: String) throws {
+        var upper = Array(prefix.utf8)
+        precondition(upper.last.map { $0 < 0x7f } == true, "a prefix ending in ASCII")
+        upper[upper.count - 1] += 1
+        try run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(String(decoding: upper, as: UTF8.self))")
+    }
+
+    // MARK: Queries
+
+    private func names(_ q: PostgresQuery) throws -> [Int64: String] {
+        var out: [Int64: String] = [:]
+        for row in try query(q) {
+            let (id, name) = try row.decode((Int64, String).self)
+            out[id] = name
+        }
+        return out
+    }
+
+    /// The first column of the first row, `nil` when there is no row or it is NULL.
+    private func scalar(_ q: PostgresQuery) throws -> Int64? {
+        guard let row = try query(q).first else { return nil }
+        return try row.decode(Int64?.self)
+    }
+
+    private func run(_ q: PostgresQuery) throws {
+        _ = try query(q)
+    }
+
+    /// Every row of `q`, waited for on this thread.
+    private func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
+        do {
+            return try connection.query(q, logger: logger).wait()
+        } catch {
+            throw log.mapped(error)
+        }
+    }
+}
+
+/// Runs async work to its end from a thread that may block (a CLI command's, not a task's).
+enum Blocking {
+    static func wait<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = Box<T>()
+        Task.detached {
+            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    /// The result, written by the task before it signals and read after the wait.
+    private final class Box<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+    }
+}

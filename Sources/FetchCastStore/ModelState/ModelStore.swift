@@ -1,0 +1,103 @@
+import FetchCastCore
+
+/// What the model layer (`ModelRepository`: the fold, the priors, scheduler checkpoints and
+/// plan tables) asks of a store, whatever engine holds it: the embedded SQLite ``Store``, or a
+/// PostgreSQL database.
+///
+/// Synchronous: the model layer runs on the caller's thread (a CLI command, a service's
+/// reader), one transaction at a time per store. Nothing here names SQL or an engine's types.
+///
+/// **Ids.** Devices and apps are numbered densely from 1 in the order their first event was
+/// ingested, and never renumbered (on SQLite, the rowids of `devices` and `apps`). Events are
+/// numbered in ingest order, file after file, so that the number of the last event is the count
+/// of events stored: a *watermark* (the last event folded into a state) is one such number.
+/// Watermarks the model layer saves are always ``lastEventID()`` of some snapshot, so a file's
+/// events are either all at or below one or all above it.
+package protocol ModelStore: AnyObject {
+    /// Where the store is, for messages: a file path, or a URL without its password.
+    var path: String { get }
+
+    /// Runs `body` in a read transaction: every read in it sees one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// Runs `body` in a write transaction: committed when it returns, rolled back when it
+    /// throws. Write transactions on one store take turns (SQLite's write lock; an advisory
+    /// lock on PostgreSQL), and each sees one snapshot taken after its turn came, so two
+    /// processes never fold the same events at once.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// The number of the last event stored (0 for an empty store).
+    func lastEventID() throws -> Int64
+
+    /// Device names by id, of the devices with an id greater than `afterID` (0: every device).
+    /// Ids and names never change once stored and none is deleted, so a caller keeps the names
+    /// and reads only the new ones.
+    func deviceNames(afterID: Int64) throws -> [Int64: String]
+
+    /// App names by id, of the apps with an id greater than `afterID` (as ``deviceNames(afterID:)``).
+    func appNames(afterID: Int64) throws -> [Int64: String]
+
+    /// Whether an event of `device`, or a publish to every device, numbered above `afterID` is
+    /// dated before `beforeMicros`: whether the device's history up to that instant changed
+    /// since the store's last event was `afterID`.
+    func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) throws -> Bool
+
+    /// The devices with events numbered above `afterID`, in id order, and whether any of those
+    /// events is a publish to every device: what a fold of the new events changes.
+    func devicesWithEvents(afterID: Int64) throws -> (devices: [Int64], everyDevice: Bool)
+
+    /// Calls `body` with `device`'s events in [`fromMicros`, `beforeMicros`) and the publishes
+    /// to every device then, in plain time order (ties in ingest order). What a plan is made
+    /// from, once each instant is put in the order a policy is told of it (``InstantOrder``).
+    func deviceHistory(
+        ofDevice device: Int64, fromMicros: Int64, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
+    ) throws
+
+    /// Calls `batches` with the events numbered above `afterID` whose device id is in
+    /// `devices`, and the publishes to every device (device ``EncodedEvent/everyDevice``), in
+    /// ingest order, a batch at a time. Device and app fields are the store's ids; only the
+    /// instant, offset, device, app, kind, result and conditions are read. Inside the caller's
+    /// transaction; an error `batches` throws stops the scan and is rethrown as it was.
+    func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws
+
+    /// Reads the state kept under `key` in place: `body` gets its watermark and bytes (valid
+    /// only inside it); `nil` when there is none.
+    func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T?
+
+    /// The watermark of the state kept under `key`, without reading the state; `nil` when none.
+    func modelStateWatermark(key: String) throws -> Int64?
+
+    /// Keeps states, replacing what their keys held (inside the caller's write transaction).
+    func saveModelStates(_ records: [ModelStateRecord]) throws
+
+    /// Forgets the state kept under `key`, if any (inside the caller's write transaction).
+    func deleteModelState(key: String) throws
+
+    /// Forgets every state whose key starts with `prefix`, which ends in a character below
+    /// U+007F (inside the caller's write transaction).
+    func deleteModelStates(prefix: String) throws
+}
+
+extension ModelStore {
+    /// The state kept under `key`, copied out; `nil` when there is none.
+    package func modelState(key: String) throws -> ModelStateRecord? {
+        try withModelState(key: key) { watermark, state in ModelStateRecord(key: key, watermark: watermark, state: Array(state)) }
+    }
+}
+
+/// A persisted blob of learned state and the last event folded into it.
+package struct ModelStateRecord: Sendable, Hashable {
+    /// The key (e.g. `device:3`).
+    package var key: String
+    /// Events numbered up to this are in the state.
+    package var watermark: Int64
+    /// The encoded state.
+    package var state: [UInt8]
+
+    /// Creates a record.
+    package init(key: String, watermark: Int64, state: [UInt8]) {
+        self.key = key
+        self.watermark = watermark
+        self.state = state
+    }
+}

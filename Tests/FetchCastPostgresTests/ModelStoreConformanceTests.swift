@@ -1,0 +1,208 @@
+import FetchCastCore
+import FetchCastPostgres
+import FetchCastStore
+import FetchCastTestSupport
+import Testing
+
+/// Two files: names that only look alike, a publish to every device, a `state` row, events out
+/// of time order, and names first seen in an order that is not their byte order.
+private let first = header + """
+    1700000000,zed,news,launch,,,,,,,
+    1700000000,caf\u{E9},mail,launch,,,,,,,
+    1699999940,cafe\u{301},news,fetch,newData,100,20,,,,
+    1700000000,,news,publish,,,,,,,
+    1699999880,zed,,state,,,,wifi,charging,80,off
+    1700000060,Alice,chat,fetch,noData,,,,,,
+
+    """
+private let second = header + """
+    1700000100,bob,news,launch,,,,,,,
+    1700000030,zed,chat,launch,,,,,,,
+    1700000100,,mail,publish,,,,,,,
+    1700000100,caf\u{E9},news,launch,,,,,,,
+
+    """
+
+/// An event as the model layer reads it, without the engine's own numbering of the event.
+private struct Read: Hashable {
+    var time: Int64, offset: Int32, device: Int64?, app: Int64, kind: EventKind, result: FetchResult?, conditions: ConditionChange
+}
+
+private func read(_ e: EncodedEvent) -> Read {
+    Read(time: e.timeMicros, offset: e.utcOffsetSeconds, device: e.device == EncodedEvent.everyDevice ? nil : Int64(e.device),
+         app: Int64(e.app), kind: e.kind, result: e.result, conditions: e.conditions)
+}
+
+private func read(_ e: StoredEvent) -> Read {
+    Read(time: e.timeMicros, offset: e.utcOffsetSeconds, device: e.device, app: e.app, kind: e.kind, result: e.result, conditions: e.conditions)
+}
+
+private func events(_ store: any ModelStore, after: Int64, devices: ClosedRange<Int64> = 1...1_000) throws -> [Read] {
+    try store.readTransaction {
+        var out: [Read] = []
+        try store.forEachEvent(afterID: after, devices: devices) { out += $0.map(read) }
+        return out
+    }
+}
+
+private func history(_ store: any ModelStore, of device: Int64) throws -> [Read] {
+    try store.readTransaction {
+        var out: [Read] = []
+        try store.deviceHistory(ofDevice: device, fromMicros: .min, beforeMicros: .max) { out.append(read($0)) }
+        return out
+    }
+}
+
+/// The model layer's store on every engine, against a reference SQLite store of the same files:
+/// what the fold, the priors and the plans read must be the same numbers, so that `predict` and
+/// `export` answer alike on both.
+@Suite("Model stores (every engine)")
+struct ModelStoreConformanceTests {
+    /// Opens the model store of a log under test, runs `body` with it and closes it.
+    private func withModelStore(_ under: LogUnderTest, _ body: (any ModelStore) async throws -> Void) async throws {
+        switch under.engine {
+        case .sqlite: try await body(try Store(path: under.location, create: false))
+        case .postgres:
+            let store = PostgresModelStore(log: try await PostgresEventLog.open(try PostgresLocation(url: under.location), create: false, upgrade: true))
+            do {
+                try await body(store)
+            } catch {
+                await store.log.close()
+                throw error
+            }
+            await store.log.close()
+        }
+    }
+
+    /// Appends `text` as `name` to the log under test and to the reference.
+    private func append(_ text: String, _ name: String, _ under: LogUnderTest, _ reference: Store, _ directory: TemporaryDirectory) async throws {
+        let path = try directory.write(name, text)
+        let log = try await under.open()
+        _ = try await log.append(path: path, name: name, options: fixedOptions())
+        await log.close()
+        _ = try reference.append(path: path, name: name, options: fixedOptions())
+    }
+
+    @Test(arguments: Engine.available)
+    func namesAndEventNumbersFollowIngestOrder(engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            try await withModelStore(under) { store in
+                #expect(try store.lastEventID() == 6)
+                try await append(second, "b.csv", under, reference, directory)
+                #expect(try store.lastEventID() == 10)
+                // Numbered from 1 in the order of their first event, as SQLite's rowids.
+                let devices = try store.deviceNames(afterID: 0)
+                #expect(devices.mapValues { Array($0.utf8) } == [1: Array("zed".utf8), 2: Array("caf\u{E9}".utf8), 3: Array("cafe\u{301}".utf8),
+                                                                 4: Array("Alice".utf8), 5: Array("bob".utf8)])
+                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
+                #expect(try store.deviceNames(afterID: 3) == (try reference.deviceNames(afterID: 3)))
+                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try store.appNames(afterID: 0)[1] == "news")
+            }
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func whatChangedAfterAWatermark(engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            try await withModelStore(under) { store in
+                let watermark = try store.lastEventID()
+                #expect(try store.devicesWithEvents(afterID: watermark) == ([], false))
+                #expect(try events(store, after: watermark).isEmpty)
+                try await append(second, "b.csv", under, reference, directory)
+                let changed = try store.devicesWithEvents(afterID: watermark)
+                #expect(changed.devices == [1, 2, 5])
+                #expect(changed.everyDevice)
+                #expect(changed == (try reference.devicesWithEvents(afterID: watermark)))
+                for device: Int64 in 1...5 {
+                    for before: Int64 in [1_700_000_000_000_000, 1_700_000_031_000_000, .max] {
+                        #expect(try store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: before)
+                                == (try reference.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: before)),
+                                "device \(device) before \(before)")
+                    }
+                    #expect(try !store.hasEvents(ofDevice: device, afterID: try store.lastEventID(), beforeMicros: .max))
+                }
+                // The fold's read: ingest order, the publishes to every device in every batch of devices.
+                #expect(try events(store, after: watermark) == (try events(reference, after: watermark)))
+                #expect(try events(store, after: 0) == (try events(reference, after: 0)))
+                #expect(try events(store, after: 0, devices: 2...3) == (try events(reference, after: 0, devices: 2...3)))
+                #expect(try events(store, after: 0, devices: 2...3).filter { $0.device == nil }.count == 2)
+                // A device's history: plain time order, ties in ingest order.
+                for device: Int64 in 1...5 {
+                    #expect(try history(store, of: device) == (try history(reference, of: device)))
+                }
+                #expect(try history(store, of: 1).first?.kind == .state)
+            }
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func modelStateRoundTripsAndAFailedWriteLeavesItAsItWas(engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            try await withModelStore(under) { store in
+                let records = [
+                    ModelStateRecord(key: "device:1", watermark: 6, state: [0, 1, 2, 255]),
+                    ModelStateRecord(key: "plan:1:a", watermark: 6, state: Array(repeating: 7, count: 100_000)),
+                    ModelStateRecord(key: "plan:2:b", watermark: 5, state: []),
+                    ModelStateRecord(key: "plan;", watermark: 4, state: [1]),
+                ]
+                try store.writeTransaction { try store.saveModelStates(records) }
+                for r in records { #expect(try store.modelState(key: r.key) == r) }
+                #expect(try store.modelStateWatermark(key: "plan:2:b") == 5)
+                #expect(try store.modelState(key: "missing") == nil)
+                struct Stop: Error {}
+                #expect(throws: Stop.self) {
+                    try store.writeTransaction {
+                        try store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9])])
+                        try store.deleteModelState(key: "plan:2:b")
+                        throw Stop()
+                    }
+                }
+                for r in records { #expect(try store.modelState(key: r.key) == r) }
+                try store.writeTransaction { try store.deleteModelStates(prefix: "plan:") }
+                #expect(try store.modelState(key: "plan:1:a") == nil)
+                #expect(try store.modelState(key: "plan:2:b") == nil)
+                #expect(try store.modelState(key: "plan;") == records[3])
+                #expect(try store.modelState(key: "device:1") == records[0])
+            }
+        }
+    }
+
+    /// A database written by schema 1 (no model state, no numbers): opening it for the model
+    /// numbers its names and events as a schema 2 ingest would have.
+    @Test func aSchemaOneDatabaseIsNumberedOnUpgrade() async throws {
+        guard Engine.available.contains(.postgres) else { return }
+        try await LogUnderTest.with(.postgres) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            try await append(second, "b.csv", under, reference, directory)
+            let database = try #require(under.database)
+            // Back to what schema 1 had.
+            for statement in [
+                "DROP TABLE model_state", "ALTER TABLE devices DROP COLUMN seq", "ALTER TABLE apps DROP COLUMN seq",
+                "ALTER TABLE files DROP COLUMN first_event", "DROP SEQUENCE device_seqs", "DROP SEQUENCE app_seqs",
+                "UPDATE fetchcast_meta SET value = 1 WHERE key = 'schema_version'",
+            ] {
+                try await database.execute(statement)
+            }
+            await #expect(throws: StoreError.self) { try await PostgresEventLog.open(try PostgresLocation(url: under.location), create: false) }
+            try await withModelStore(under) { store in
+                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
+                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try store.lastEventID() == 10)
+                #expect(try events(store, after: 6) == (try events(reference, after: 6)))
+                // New names continue the numbering.
+                try await append(header + "1700000200,dora,maps,launch,,,,,,,\n", "c.csv", under, reference, directory)
+                #expect(try store.deviceNames(afterID: 5) == [6: "dora"])
+                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try store.lastEventID() == 11)
+            }
+        }
+    }
+}
