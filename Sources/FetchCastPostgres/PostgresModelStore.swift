@@ -45,7 +45,14 @@ package final class PostgresModelStore: ModelStore {
 
     /// Closes the connection.
     package func close() {
+        guard !connection.isClosed else { return }
         try? connection.close().wait()
+    }
+
+    /// A store given up without ``close()`` (a service's pooled readers when the service ends)
+    /// closes its connection, waiting for it unless on its event loop.
+    deinit {
+        if !connection.isClosed && !connection.eventLoop.inEventLoop { try? connection.close().wait() }
     }
 
     // MARK: Transactions
@@ -237,7 +244,7 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// The first column of the first row, `nil` when there is no row or it is NULL.
-    private func scalar(_ q: PostgresQuery) throws -> Int64? {
+    func scalar(_ q: PostgresQuery) throws -> Int64? {
         guard let row = try query(q).first else { return nil }
         return try row.decode(Int64?.self)
     }
@@ -247,7 +254,7 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// Every row of `q`, waited for on this thread.
-    private func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
+    func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
         do {
             return try connection.query(q, logger: logger).wait()
         } catch {

@@ -48,6 +48,9 @@ public struct ServeConfiguration: Sendable {
     public var warmsSchedulers = true
     /// The clock (Unix seconds): plans without `at` start here.
     public var now: @Sendable () -> Double = WallClock.now
+    /// How the service opens the store when it is not the SQLite file `databasePath` (a
+    /// PostgreSQL database); `nil`: that file.
+    package var storage: ServiceStorage?
 
     /// Creates a configuration with the defaults of `fetchcast serve`.
     public init(databasePath: String) {

@@ -12,8 +12,10 @@ import Darwin
 /// The store, the model and the planner behind one long-running process: ingest a batch, plan
 /// a device, plan every device in a window, list devices, show a device's model.
 ///
-/// It knows nothing of HTTP (`fetchcast serve` is one transport over it). Every method blocks
-/// on SQLite: call it from a thread that may block, not from an event loop.
+/// It knows nothing of HTTP (`fetchcast serve` is one transport over it), nor of the engine:
+/// it opens its connections through a ``ServiceStorage`` (an SQLite file, or a PostgreSQL
+/// database that several services may share). Every method blocks on the store: call it from a
+/// thread that may block, not from an event loop.
 ///
 /// Plans come from exactly the code `fetchcast predict` runs (``ModelRepository`` and
 /// ``Predictor/predict(_:snapshot:)``), ingests from the code `fetchcast ingest` runs
@@ -30,8 +32,10 @@ import Darwin
 /// with the prior of the other devices as of the last saved fold. Only a store with no saved
 /// fold at all (never folded) makes the first reader fold it, under the write lock.
 package final class FetchCastService: Sendable {
-    /// The database file.
+    /// Where the store is (a path, or a URL without its password).
     package let path: String
+    /// How connections to the store are opened.
+    private let storage: ServiceStorage
     private let writer: Mutex<Writer>
     private let readers = Mutex<[Reader]>([])
     /// Decoded device state shared by the readers, for the current saved fold.
@@ -46,19 +50,23 @@ package final class FetchCastService: Sendable {
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
     private let warmer = Mutex<Warmer?>(nil)
 
-    /// Opens (creating when missing) the store at `path`.
+    /// Opens (creating when missing) the SQLite store at `path`.
     /// - Parameters:
     ///   - path: The store file.
     ///   - now: The clock (Unix seconds) for plans asked without `at` and for ingest times.
     /// - Throws: ``StoreError`` when the store cannot be opened.
-    package init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
-        self.path = path
+    package convenience init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
+        try self.init(storage: .sqlite(path: path), now: now)
+    }
+
+    /// Opens the store `storage` names (on either engine): its writer's connection now, the
+    /// others as they are needed.
+    /// - Throws: ``StoreError`` when the store cannot be opened.
+    package init(storage: ServiceStorage, now: @escaping @Sendable () -> Double = WallClock.now) throws {
+        self.path = storage.location
+        self.storage = storage
         self.now = now
-        let store = try Store(path: path, create: true)
-        // NORMAL (the CLI's level) is durable against a crash of the process only; FULL also
-        // syncs the WAL at each commit, so a 200 means the events survive power loss.
-        try store.setDurability(.full)
-        writer = Mutex(Writer(store: store))
+        writer = Mutex(Writer(store: try storage.open(true)))
     }
 
     // MARK: Ingest
@@ -97,9 +105,8 @@ package final class FetchCastService: Sendable {
             var options = Ingestor.Options(trace: trace, now: now)
             options.recordsEmptyFiles = false
             options.keepsDuplicates = keepDuplicates
-            let ingestor = Ingestor(store: writer.store, options: options)
             do {
-                let result = try ingestor.ingest(path: file, name: name)
+                let result = try writer.store.ingest(path: file, name: name, options: options)
                 return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested,
                                      duplicates: result.duplicates, file: result.sha256)
             } catch var error as TraceError {
@@ -128,7 +135,7 @@ package final class FetchCastService: Sendable {
     @discardableResult
     package func keepSchedulersCurrent(shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
         try warmer.withLock { warmer in
-            if warmer == nil { warmer = try Warmer(path: path, cache: cache) }
+            if warmer == nil { warmer = try Warmer(store: try storage.open(false), cache: cache) }
             return try warmer!.repository.keepSchedulersCurrent(shouldStop: shouldStop)
         }
     }
@@ -290,31 +297,32 @@ package final class FetchCastService: Sendable {
         _ = try withReader { try $0.store.lastEventID() }
     }
 
-    /// Bytes of the store on disk: the database file and its write-ahead log.
+    /// Bytes the store takes: the database file and its write-ahead log, or the PostgreSQL
+    /// database's size.
     package var storeBytes: Int64 {
-        Self.fileBytes(path) + Self.fileBytes(path + "-wal")
+        (try? withReader { $0.store.storeBytes }) ?? 0
     }
 
     // MARK: Connections
 
     private struct Writer {
-        let store: Store
+        let store: any ServiceStore
         let repository: ModelRepository
 
-        init(store: Store) {
+        init(store: any ServiceStore) {
             self.store = store
-            repository = ModelRepository(store: store)
+            repository = ModelRepository(modelStore: store)
         }
     }
 
     /// A reader connection and its repository, used by one thread at a time.
     fileprivate final class Reader: @unchecked Sendable {
-        let store: Store
+        let store: any ServiceStore
         let repository: ModelRepository
 
-        init(path: String, cache: ModelCache, schedulers: SchedulerCache) throws {
-            store = try Store(path: path, create: false)
-            repository = ModelRepository(store: store)
+        init(store: any ServiceStore, cache: ModelCache, schedulers: SchedulerCache) {
+            self.store = store
+            repository = ModelRepository(modelStore: store)
             repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
             repository.savesSchedulers = false  // the warm-up saves them, off the request path
             repository.cache = cache
@@ -325,12 +333,12 @@ package final class FetchCastService: Sendable {
     /// The warm-up's connection: reads like a reader, saves caught-up schedulers (at the CLI's
     /// durability: they are derived, and rebuilt when lost).
     private final class Warmer: @unchecked Sendable {  // used under the service's lock
-        let store: Store
+        let store: any ServiceStore
         let repository: ModelRepository
 
-        init(path: String, cache: ModelCache) throws {
-            store = try Store(path: path, create: false)
-            repository = ModelRepository(store: store)
+        init(store: any ServiceStore, cache: ModelCache) {
+            self.store = store
+            repository = ModelRepository(modelStore: store)
             repository.savesFolds = false  // the writer folds
             repository.cache = cache
             // Its schedulers go to the store, not to the readers' memory.
@@ -341,7 +349,7 @@ package final class FetchCastService: Sendable {
     /// A pooled reader, or a new one when every pooled reader is in use.
     private func takeReader() throws -> Reader {
         if let reader = readers.withLock({ $0.popLast() }) { return reader }
-        return try Reader(path: path, cache: cache, schedulers: schedulers)
+        return Reader(store: try storage.open(false), cache: cache, schedulers: schedulers)
     }
 
     fileprivate func giveBack(_ reader: Reader) {
@@ -352,11 +360,6 @@ package final class FetchCastService: Sendable {
         let reader = try takeReader()
         defer { giveBack(reader) }
         return try body(reader)
-    }
-
-    private static func fileBytes(_ path: String) -> Int64 {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int64(st.st_size) : 0
     }
 
     private static func check(_ request: PredictionRequest, in snapshot: ModelRepository.Snapshot) throws {

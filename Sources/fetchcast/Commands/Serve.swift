@@ -1,8 +1,10 @@
 import ArgumentParser
 import FetchCastCore
+import FetchCastPostgres
 import FetchCastServe
 import FetchCastStore
 import FetchCastTrace
+import Foundation
 import Logging
 
 extension FetchCast {
@@ -70,8 +72,17 @@ extension FetchCast {
         }
 
         func run() async throws {
-            try store.refusePostgres()
             var configuration = ServeConfiguration(databasePath: store.path)
+            if store.isPostgres {
+                do {
+                    configuration.storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: store.path))
+                } catch {
+                    throw FetchCast.fail("\(error)")
+                }
+                // Bodies are spooled in a directory of this process's own: several servers on
+                // one database may share a machine, and each removes its stale spools at start.
+                configuration.spoolDirectory = try Self.privateSpoolDirectory()
+            }
             configuration.host = host
             configuration.port = port
             configuration.maxBody = Self.bytes(maxBody) ?? 64 << 20
@@ -88,7 +99,7 @@ extension FetchCast {
             }
             LoggingSystem.bootstrap(StreamLogHandler.standardError)
             let host = self.host.contains(":") ? "[\(self.host)]" : self.host
-            let path = store.path
+            let path = store.displayName
             do {
                 let (app, _) = try buildApplication(configuration: configuration) { port in
                     var err = FileSink.standardError()
@@ -99,6 +110,16 @@ extension FetchCast {
             } catch {
                 throw FetchCast.fail("\(error)")
             }
+        }
+
+        /// A new directory under `$TMPDIR` (else `/tmp`) only this user can enter.
+        static func privateSpoolDirectory() throws -> String {
+            let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            var template = Array((base + "/fetchcast-spool-XXXXXX").utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+                throw FetchCast.fail("\(base): cannot create a directory to spool request bodies in (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory")
+            }
+            return String(cString: template)
         }
 
         /// Bytes of a size like 1048576, 512KiB, 64MiB or 1GiB.

@@ -9,7 +9,7 @@ import Glibc
 /// `--db`, shared by every subcommand that uses a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store file, or postgres://USER@HOST:PORT/DATABASE for all but files, forget and serve (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
+        "The store file, or postgres://USER@HOST:PORT/DATABASE for all but files and forget (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
     var path: String {
@@ -79,7 +79,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The commands that run on PostgreSQL, as messages list them.
-    static let onPostgres = "ingest, stats, devices, model, predict, export and evaluate"
+    static let onPostgres = "ingest, stats, devices, model, predict, export, evaluate and serve"
 
     /// Opens the store to write it: `ingest` creates it (`create`); other writers need it to
     /// exist.

@@ -48,12 +48,12 @@ struct ServeBinaryTests {
 
         /// Waits (up to 120 s) until the server holds a request body in its spool file, i.e. a
         /// `POST /v1/events` is in flight; `false` if none was seen (it may have finished).
-        func waitForIngestInFlight() -> Bool {
+        func waitForIngestInFlight(spool marker: String = ".sqlite-body-") -> Bool {
             let deadline = Date().addingTimeInterval(120)
             let fds = "/proc/\(process.processIdentifier)/fd"
             while Date() < deadline && process.isRunning {
                 for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
-                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains(".sqlite-body-") {
+                    if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd), target.contains(marker) {
                         return true
                     }
                 }

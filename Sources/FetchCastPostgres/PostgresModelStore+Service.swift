@@ -1,0 +1,57 @@
+import FetchCastStore
+import PostgresNIO
+
+/// What `fetchcast serve` asks of a PostgreSQL store besides the model layer's reads and state.
+extension PostgresModelStore: ServiceStore {
+    /// ``PostgresEventLog/append(path:name:options:)``, waited for on this thread: one
+    /// transaction, durable at commit (the server's `synchronous_commit`). As every append to
+    /// this engine, rows whose events the database already holds are added again.
+    package func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult {
+        let log = self.log
+        let options = UncheckedOptions(value: options)
+        return try Blocking.wait { try await log.append(path: path, name: name, options: options.value) }
+    }
+
+    package func deviceSummaries(after: String?, limit: Int) throws -> [DeviceListing] {
+        // Names compare byte for byte (`COLLATE "C"`), as SQLite's do.
+        let rows = try query("""
+            SELECT d.name, sum(c.n)::bigint, min(c.first_us), max(c.last_us)
+            FROM devices d JOIN file_counts c ON c.device_id = d.device_id
+            WHERE \(after)::text IS NULL OR d.name > \(after)::text
+            GROUP BY d.name ORDER BY d.name LIMIT \(Int64(max(0, limit)))
+            """)
+        return try rows.map { row in
+            let (name, events, first, last) = try row.decode((String, Int64, Int64, Int64).self)
+            return DeviceListing(device: name, events: events, firstMicros: first, lastMicros: last)
+        }
+    }
+
+    package func devicesWithEvents(after micros: Int64) throws -> Int64 {
+        try scalar("""
+            SELECT count(*) FROM (SELECT 1 FROM file_counts WHERE device_id <> 0 GROUP BY device_id HAVING max(last_us) > \(micros)) s
+            """) ?? 0
+    }
+
+    /// The database's size (`pg_database_size`).
+    package var storeBytes: Int64 {
+        (try? scalar("SELECT pg_database_size(current_database())")) ?? 0
+    }
+
+    /// How a service opens its connections to the database at `location`: each one its own
+    /// connection (``open(_:)``, upgrading an older schema); the writer creates FetchCast's
+    /// tables in an empty database, as `fetchcast ingest` does.
+    package static func serviceStorage(_ location: PostgresLocation) -> ServiceStorage {
+        ServiceStorage(location: location.description) { writer in
+            if writer {
+                return PostgresModelStore(log: try Blocking.wait { try await PostgresEventLog.open(location, create: true) })
+            }
+            return try open(location)
+        }
+    }
+}
+
+/// Ingest options handed to the append's task, which runs while this thread waits for it (its
+/// callbacks are called from that task, one at a time).
+private struct UncheckedOptions: @unchecked Sendable {
+    var value: Ingestor.Options
+}

@@ -1,0 +1,123 @@
+import FetchCastTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Several `fetchcast serve` processes on one PostgreSQL database answer as one server on an
+/// SQLite store that took the same requests; a process killed during a `POST` loses nothing and
+/// stops none of the others.
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))
+struct PostgresServeTests {
+    typealias Server = ServeBinaryTests.Server
+
+    /// A plan, a listing or a sweep: the response's status and bytes.
+    private func get(_ server: Server, _ uri: String) async throws -> (HTTPResponse.Status, String) {
+        do {
+            let r = try await ServeFixture.request(port: server.port, .get, uri, headers: ServeFixture.bearer(ServeFixture.readToken))
+            return (r.status, String(buffer: r.body ?? ByteBuffer()))
+        } catch {
+            Issue.record("GET \(uri) on port \(server.port): \(error); its log: \(server.stderr.suffix(2000))")
+            throw error
+        }
+    }
+
+    private func post(_ server: Server, _ trace: String) async throws -> IngestBody {
+        let r = try await ServeFixture.request(
+            port: server.port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace))
+        #expect(r.status == .ok, "\(String(buffer: r.body ?? ByteBuffer()))")
+        return try r.json(IngestBody.self)
+    }
+
+    /// What the servers are asked, each answer compared with the SQLite server's.
+    /// (`/v1/plans` of every device only when they are few: a debug build takes longer than a
+    /// request's deadline to plan hundreds.)
+    private func expectSameAnswers(_ servers: [Server], as reference: Server, devices: [String], fewDevices: Bool = true) async throws {
+        var uris = ["/v1/devices", "/v1/devices?limit=2", "/v1/plans?from=1385424000&to=1385467200&limit=2"]
+        if fewDevices { uris.append("/v1/plans?from=1385424000&to=1385467200") }
+        for device in devices {
+            uris += ["/v1/devices/\(device)/plan?at=2013-11-24T20:00:01Z", "/v1/devices/\(device)/plan?at=2013-11-25T03:00:00Z&horizon=30",
+                     "/v1/devices/\(device)/model"]
+        }
+        for uri in uris {
+            let expected = try await get(reference, uri)
+            #expect(expected.0 == .ok, "\(uri): \(expected.1)")
+            for server in servers {
+                let answer = try await get(server, uri)
+                #expect(answer.0 == expected.0 && answer.1 == expected.1, "\(uri) on port \(server.port)")
+            }
+        }
+    }
+
+    @Test func twoServersOnOneDatabaseAnswerAsOneSQLiteServer() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let (fa, fb, fc) = (try ServeFixture(), try ServeFixture(), try ServeFixture())
+        let tokens = try fa.writeTokens()
+        let a = try Server(["--db", database.url, "--tokens", tokens], in: fa)
+        let b = try Server(["--db", database.url, "--tokens", tokens], in: fb)
+        let sqlite = try Server(["--db", fc.database, "--tokens", tokens], in: fc)
+
+        let first = ServeFixture.trace(devices: ["dev-1", "dev-2", "dev-3"])
+        let added = try await post(a, first)
+        #expect(added.events > 0)
+        #expect(try await post(sqlite, first).events == added.events)
+        // The events posted to one process are in the other's answers.
+        try await expectSameAnswers([a, b], as: sqlite, devices: ["dev-1", "dev-2", "dev-3"])
+
+        // Later rows only: an SQLite store skips the rows it already holds, this engine does not yet.
+        let second = "time,device,app,event\n1385362800,dev-1,news,launch\n1385362900,dev-4,mail,launch\n1385363000,dev-4,news,launch\n"
+        #expect(try await post(b, second).events == (try await post(sqlite, second).events))
+        try await expectSameAnswers([a, b], as: sqlite, devices: ["dev-1", "dev-4"])
+        // The same bytes again, to the other process: a duplicate there too.
+        #expect(try await post(a, second).duplicate)
+        for server in [a, b, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
+    }
+
+    @Test func aServerKilledDuringAPostLosesNothingAndTheOthersCarryOn() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let (fa, fb, fc) = (try ServeFixture(), try ServeFixture(), try ServeFixture())
+        let tokens = try fa.writeTokens()
+        var a = try Server(["--db", database.url, "--tokens", tokens], in: fa)
+        let b = try Server(["--db", database.url, "--tokens", tokens], in: fb)
+        let sqlite = try Server(["--db", fc.database, "--tokens", tokens], in: fc)
+        let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
+        let rows = trace.split(separator: "\n").count - 1
+        let port = a.port
+        let killed = Task { () -> HTTPResponse.Status? in
+            try? await ServeFixture.request(
+                port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
+        }
+        _ = a.waitForIngestInFlight(spool: "-body-")
+        a.kill9()
+        let status = await killed.value
+        // Before the commit: nothing of the body; after it: all of it.
+        let files = Int(try await database.strings("SELECT count(*)::text FROM files").first ?? "") ?? -1
+        let events = Int(try await database.strings("SELECT count(*)::text FROM event_log").first ?? "") ?? -1
+        #expect((files == 0 && events == 0 && status != .ok) || (files == 1 && events == rows), "\(files) files, \(events) events, \(String(describing: status))")
+
+        // The other process carries on: the body again is taken, or known.
+        let again: IngestBody
+        do {
+            again = try await post(b, trace)
+        } catch {
+            Issue.record("POST to the other process: \(error); its log: \(b.stderr)")
+            throw error
+        }
+        #expect(again.duplicate == (files == 1))
+        #expect(try await database.strings("SELECT count(*)::text FROM event_log") == ["\(rows)"])
+        do {
+            _ = try await post(sqlite, trace)
+        } catch {
+            Issue.record("POST to the SQLite server: \(error); its log: \(sqlite.stderr.suffix(2000))")
+            throw error
+        }
+        try await expectSameAnswers([b], as: sqlite, devices: ["k-0", "k-599"], fewDevices: false)
+        // A restarted process catches up and answers alike.
+        a = try Server(["--db", database.url, "--tokens", tokens], in: fa)
+        try await expectSameAnswers([a], as: sqlite, devices: ["k-0", "k-17"], fewDevices: false)
+        for server in [a, b, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
+    }
+}
