@@ -44,4 +44,28 @@ struct EventLogBatchConformanceTests {
             await log.close()
         }
     }
+
+    /// The rows of a parser batch reach the server ordered by device (then line), so that
+    /// consecutive inserts fall on the same leaf pages of `event_log`'s B-trees: in each
+    /// partition of a fresh table, rows stored one after another within one batch never go
+    /// down in device id.
+    @Test(.enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    func aBatchIsSentDeviceByDevice() async throws {
+        try await LogUnderTest.with(.postgres) { under, directory in
+            let log = try await under.open()
+            _ = try await log.append(path: try directory.write("many.csv", generatedTrace(rows: 20_000, devices: 40)), name: nil,
+                                     options: fixedOptions())
+            let pairs = try await under.database!.strings("""
+                SELECT count(*) FILTER (WHERE device_id < previous)::text || ' ' || count(*) FILTER (WHERE device_id > previous)::text
+                FROM (SELECT device_id, (line - 2) / 16384 AS batch,
+                             lag(device_id) OVER w AS previous, lag((line - 2) / 16384) OVER w AS previous_batch
+                      FROM event_log WINDOW w AS (PARTITION BY tableoid ORDER BY ctid)) r
+                WHERE batch = previous_batch
+                """)
+            // No step down; steps up, so the test sees more than one device per partition.
+            let counts = pairs.first?.split(separator: " ").compactMap { Int($0) } ?? []
+            #expect(counts.count == 2 && counts[0] == 0 && counts[1] > 8)
+            await log.close()
+        }
+    }
 }
