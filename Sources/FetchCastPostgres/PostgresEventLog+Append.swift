@@ -4,9 +4,10 @@ import FetchCastTrace
 import PostgresNIO
 
 extension PostgresEventLog {
-    /// Appends one trace file in one transaction: its names (`INSERT … ON CONFLICT DO NOTHING`
-    /// from bound arrays), its events and per-file aggregates (`COPY … FROM STDIN`, text
-    /// format, integers only), then its `files` row keyed by the SHA-256 of its bytes.
+    /// Appends one trace file in one transaction: its events in one `COPY … FROM STDIN` stream
+    /// (text format, integers only; each parser batch's rows by device, then line), its names
+    /// (`INSERT … ON CONFLICT DO NOTHING` from bound arrays), its per-file aggregates (`COPY`),
+    /// then its `files` row keyed by the SHA-256 of its bytes.
     ///
     /// Appends to one database take turns (an advisory lock held to the commit), as SQLite's
     /// do; readers are never blocked. A file whose hash the database holds adds nothing; a bad
@@ -64,84 +65,79 @@ extension PostgresEventLog {
                 bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false))
         }
         let fileID = try await scalar("SELECT nextval('file_ids')", on: c)
-        var symbolNames: [String] = []
-        var deviceIDs: [Int64] = []
-        var appIDs: [Int64] = []
+        var names = FileNames()
         var aggregates = IngestAggregates()
         var events: Int64 = 0
         var rejected: Int64 = 0
         var lastProgress = started
         var summary: TraceReader.Summary?
-        var rows = ByteBuffer()
-        receive: while true {
-            switch source.next() {
-            case .failure(let error):
-                sourceEnded = true
-                throw error
-            case .end(let end):
-                sourceEnded = true
-                summary = end
-                break receive
-            case .batch(let parsed):
-                for r in parsed.rejects {
-                    rejected += 1
-                    options.onReject?(r.error, r.text)
-                }
-                if !parsed.newNames.isEmpty {
-                    symbolNames.append(contentsOf: parsed.newNames)
-                    deviceIDs.append(contentsOf: repeatElement(0, count: parsed.newNames.count))
-                    appIDs.append(contentsOf: repeatElement(0, count: parsed.newNames.count))
-                }
-                // The batch's names not yet given an id: stored before its rows.
-                // In the order of their first event, which numbers them (`seq`) as SQLite does.
-                var newDevices: [(id: Int64, name: String)] = []
-                var newApps: [(id: Int64, name: String)] = []
-                for e in parsed.events {
-                    if e.device != EncodedEvent.everyDevice && deviceIDs[Int(e.device)] == 0 {
-                        let id = NameID.of(symbolNames[Int(e.device)])
-                        deviceIDs[Int(e.device)] = id
-                        newDevices.append((id, symbolNames[Int(e.device)]))
+        // One COPY for all of the file's events: the rows of a batch are sent while the server
+        // still inserts those before (no round trip per batch), and the next batch is parsed on
+        // the source's thread meanwhile. Names are stored after it, in the same transaction.
+        var ended = false
+        defer { sourceEnded = ended }
+        try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
+            var rows = ByteBuffer()
+            var order: [Int] = []
+            receive: while true {
+                switch source.next() {
+                case .failure(let error):
+                    ended = true
+                    throw error
+                case .end(let end):
+                    ended = true
+                    summary = end
+                    break receive
+                case .batch(let parsed):
+                    for r in parsed.rejects {
+                        rejected += 1
+                        options.onReject?(r.error, r.text)
                     }
-                    if appIDs[Int(e.app)] == 0 {
-                        let id = NameID.of(symbolNames[Int(e.app)])
-                        appIDs[Int(e.app)] = id
-                        newApps.append((id, symbolNames[Int(e.app)]))
+                    names.add(parsed.newNames)
+                    guard !parsed.events.isEmpty else { continue }
+                    // A batch's rows go in by device, then line: consecutive index entries of
+                    // `event_log` then fall on the same leaf pages (the file's order is time,
+                    // which spreads them over every device's).
+                    order.removeAll(keepingCapacity: true)
+                    order.append(contentsOf: parsed.events.indices)
+                    // Ids in the rows' order first: a name first seen here is numbered (`seq`) in
+                    // the order of its first event, as SQLite numbers it.
+                    let deviceIDs = parsed.events.map { names.deviceID($0.device) }
+                    let appIDs = parsed.events.map { names.appID($0.app) }
+                    order.sort { deviceIDs[$0] != deviceIDs[$1] ? deviceIDs[$0] < deviceIDs[$1] : $0 < $1 }
+                    rows.clear()
+                    rows.reserveCapacity(parsed.events.count * 80)
+                    for i in order {
+                        let e = parsed.events[i]
+                        CopyText.appendEvent(e, device: deviceIDs[i], file: fileID, app: appIDs[i], to: &rows)
+                        aggregates.add(e)
                     }
-                }
-                try await store(names: newDevices, table: .devices, on: c)
-                try await store(names: newApps, table: .apps, on: c)
-                rows.clear()
-                rows.reserveCapacity(parsed.events.count * 64)
-                for e in parsed.events {
-                    let device = e.device == EncodedEvent.everyDevice ? NameID.everyDevice : deviceIDs[Int(e.device)]
-                    CopyText.appendEvent(e, device: device, file: fileID, app: appIDs[Int(e.app)], to: &rows)
-                    aggregates.add(e)
-                }
-                if !parsed.events.isEmpty {
-                    let chunk = rows
-                    try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
-                        try await writer.write(chunk)
-                    }
-                }
-                events += Int64(parsed.events.count)
-                if let onProgress = options.onProgress {
-                    let now = WallClock.monotonic()
-                    if now - lastProgress >= 0.2 {
-                        lastProgress = now
-                        onProgress(IngestProgress(path: path, bytesRead: parsed.bytesRead, totalBytes: size,
-                                                  events: events, seconds: now - started))
+                    try await writer.write(rows)
+                    events += Int64(parsed.events.count)
+                    if let onProgress = options.onProgress {
+                        let now = WallClock.monotonic()
+                        if now - lastProgress >= 0.2 {
+                            lastProgress = now
+                            onProgress(IngestProgress(path: path, bytesRead: parsed.bytesRead, totalBytes: size,
+                                                      events: events, seconds: now - started))
+                        }
                     }
                 }
             }
         }
+        if let (a, b, id) = names.collision {
+            throw StoreError(path: location, message: "the names '\(a)' and '\(b)' have the same id \(id) (a 63-bit hash collision); this database cannot hold both")
+        }
+        try await store(names: names.deviceOrder.map { ($0, names.devices[$0]!) }, table: .devices, on: c)
+        try await store(names: names.appOrder.map { ($0, names.apps[$0]!) }, table: .apps, on: c)
         let end = summary!
         let hash = knownHash ?? end.sha256
         let format = end.format?.rawValue ?? "csv"
         // The per-file aggregates `stats` and `devices` read.
-        rows.clear()
+        var rows = ByteBuffer()
         for row in aggregates.countRows() {
-            let device = row.device == EncodedEvent.everyDevice ? NameID.everyDevice : deviceIDs[Int(row.device)]
-            CopyText.appendRow([device, fileID, appIDs[Int(row.app)], row.kind, row.count.n, row.count.first, row.count.last], to: &rows)
+            CopyText.appendRow([names.deviceID(row.device), fileID, names.appID(row.app), row.kind, row.count.n, row.count.first, row.count.last],
+                               to: &rows)
         }
         if rows.readableBytes > 0 {
             let chunk = rows
@@ -150,7 +146,7 @@ extension PostgresEventLog {
         }
         rows.clear()
         for row in aggregates.dayRows() {
-            CopyText.appendRow([deviceIDs[Int(row.device)], fileID, Int64(row.day), row.launches], to: &rows)
+            CopyText.appendRow([names.deviceID(row.device), fileID, Int64(row.day), row.launches], to: &rows)
         }
         if rows.readableBytes > 0 {
             let chunk = rows
@@ -193,11 +189,17 @@ extension PostgresEventLog {
     /// new ones (`seq`) in the order given, then checks that every id holds its own name, byte
     /// for byte: two names with one 63-bit hash are refused rather than merged.
     private func store(names ordered: [(id: Int64, name: String)], table: NameTable, on c: PostgresConnection) async throws {
-        guard !ordered.isEmpty else { return }
-        let ids = ordered.map(\.id)
-        let texts = ordered.map(\.name)
         var names: [Int64: String] = [:]
         for (id, name) in ordered { names[id] = name }
+        // In slices, so that a file of a million devices binds no array of a million names.
+        for start in stride(from: 0, to: ordered.count, by: 10_000) {
+            try await store(ids: ordered[start..<min(start + 10_000, ordered.count)].map(\.id), of: names, table: table, on: c)
+        }
+    }
+
+    /// Stores one slice of ``store(names:table:on:)``'s names, in order.
+    private func store(ids: [Int64], of names: [Int64: String], table: NameTable, on c: PostgresConnection) async throws {
+        let texts = ids.map { names[$0]! }
         let stored: PostgresRowSequence
         // The numbers are drawn after the sort (PostgreSQL evaluates a volatile output column
         // after ORDER BY), so they follow the names' order.
@@ -230,10 +232,10 @@ extension PostgresEventLog {
                 throw StoreError(path: location, message: "the names '\(name)' and '\(names[id] ?? "")' have the same id \(id) (a 63-bit hash collision); this database cannot hold both")
             }
         }
-        if found != names.count {
+        if found != ids.count {
             // An app name stored under another id cannot happen (ids are hashes of names); a
             // unique-name conflict would leave one out.
-            throw StoreError(path: location, message: "\(names.count - found) of the file's names could not be stored (a name is stored under another id); the database is not one this fetchcast wrote")
+            throw StoreError(path: location, message: "\(ids.count - found) of the file's names could not be stored (a name is stored under another id); the database is not one this fetchcast wrote")
         }
     }
 
@@ -247,6 +249,57 @@ extension PostgresEventLog {
         do { return try await scalar("SELECT count(*) FROM files WHERE sha256 = \(sha256)", on: c ?? connection) > 0 } catch {
             throw mapped(error)
         }
+    }
+}
+
+/// The names of the file being appended, by the reader's symbol number, with their ids (hashes
+/// of the names, computed once each), and those the file uses as devices and as apps: stored
+/// once its events are streamed.
+private struct FileNames {
+    private var symbols: [String] = []
+    private var ids: [Int64] = []
+    /// Per symbol: bit 0 used as a device, bit 1 as an app.
+    private var uses: [UInt8] = []
+    private(set) var devices: [Int64: String] = [:]
+    private(set) var apps: [Int64: String] = [:]
+    /// The device and app ids in the order of their first use.
+    private(set) var deviceOrder: [Int64] = []
+    private(set) var appOrder: [Int64] = []
+    /// Two of the file's names with one id (a 63-bit hash collision), if any.
+    private(set) var collision: (String, String, Int64)?
+
+    /// Mirrors the names the reader interned for a batch, in order.
+    mutating func add(_ names: [String]) {
+        guard !names.isEmpty else { return }
+        symbols.append(contentsOf: names)
+        ids.append(contentsOf: repeatElement(0, count: names.count))
+        uses.append(contentsOf: repeatElement(0, count: names.count))
+    }
+
+    /// The id of the device `symbol` names (``NameID/everyDevice`` for a publish to every device).
+    mutating func deviceID(_ symbol: Int32) -> Int64 {
+        if symbol == EncodedEvent.everyDevice { return NameID.everyDevice }
+        return id(Int(symbol), use: 1)
+    }
+
+    /// The id of the app `symbol` names.
+    mutating func appID(_ symbol: Int32) -> Int64 { id(Int(symbol), use: 2) }
+
+    @inline(__always)
+    private mutating func id(_ i: Int, use: UInt8) -> Int64 {
+        if uses[i] & use != 0 { return ids[i] }
+        if ids[i] == 0 { ids[i] = NameID.of(symbols[i]) }
+        uses[i] |= use
+        let other = use == 1 ? devices.updateValue(symbols[i], forKey: ids[i]) : apps.updateValue(symbols[i], forKey: ids[i])
+        // Distinct symbols are distinct byte strings: another one under this id is a collision.
+        if let other {
+            if collision == nil { collision = (other, symbols[i], ids[i]) }
+        } else if use == 1 {
+            deviceOrder.append(ids[i])
+        } else {
+            appOrder.append(ids[i])
+        }
+        return ids[i]
     }
 }
 
