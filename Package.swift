@@ -66,7 +66,7 @@ let package = Package(
                 "FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
-        .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
+        .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict", "FetchCastPostgres"]),
         // The HTTP service (`fetchcast serve`): HTTP only; the work is FetchCastPredict's `FetchCastService`.
         .target(
             name: "FetchCastServe",

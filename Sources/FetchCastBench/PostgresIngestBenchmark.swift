@@ -94,7 +94,7 @@ package enum PostgresIngestBenchmark {
     }
 
     /// Runs fixed SQL (database names this type made) through psql on the URL's database.
-    private static func admin(_ url: String, _ sql: String) throws {
+    static func admin(_ url: String, _ sql: String) throws {
         guard ChildProcess.shell("psql -X -q -v ON_ERROR_STOP=1 \(quoted(url)) -c \(quoted(sql)) >/dev/null").status == 0 else {
             throw StoreError(path: url, message: "psql could not run `\(sql)` (is psql installed, and may this user create databases?)")
         }

@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import FetchCastCore
 import Foundation
+import FetchCastPostgres
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
@@ -33,6 +34,10 @@ package enum ServeBenchmark {
         package var clients = 32
         /// Seconds each rate is measured for.
         package var seconds = 5.0
+        /// A `postgres://` URL: the store is then a new database on that server (created, and
+        /// dropped after the run), two `serve` processes share it for a second HTTP load, and
+        /// the POST-against-ingest part is left to `bench ingest --db`.
+        package var postgresURL: String?
 
         /// Creates options with the issue's sizes.
         package init() {}
@@ -95,6 +100,23 @@ package enum ServeBenchmark {
         package var otherPlanAfterPostSeconds = 0.0
         package var cliIngestSeconds = 0.0
         package var postSeconds = 0.0
+        /// The store after the warm-up: file and WAL, or the database's size.
+        package var storeBytes: Int64 = 0
+        /// The engine: `sqlite` or `postgres`.
+        package var engine = "sqlite"
+        /// The same cold load split between two `serve` processes on one database (PostgreSQL).
+        package var twoServersRequestsPerSecond = 0.0
+        package var twoServersP99 = 0.0
+        package var twoServersErrors = 0
+        /// CPU seconds both servers spent during that load (each of its seconds, over the cores).
+        package var twoServersCPUShare = 0.0
+        package var twoServersLoadCPUShare = 0.0
+        /// The postgres server processes' CPU share during the one-process and the two-process loads.
+        package var databaseCPUShare = 0.0
+        package var twoServersDatabaseCPUShare = 0.0
+
+        /// Bytes the store keeps per device after the warm-up.
+        package var bytesPerDevice: Double { Double(storeBytes) / Double(max(devices, 1)) }
 
         /// HTTP throughput over the in-process plan rate (target: at least 0.5).
         package var throughputRatio: Double { httpRequestsPerSecond / max(inProcessPlansPerSecond, 1e-9) }
@@ -111,12 +133,24 @@ package enum ServeBenchmark {
     /// Runs the benchmark in `directory` (left with its stores and traces for inspection).
     package static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) throws -> Result {
         var result = Result()
-        let store = directory + "/serve-bench.sqlite"
+        var store = directory + "/serve-bench.sqlite"
+        var storage = ServiceStorage.sqlite(path: store)
+        if let url = options.postgresURL {
+            let database = "fetchcast_bench_serve"
+            try PostgresIngestBenchmark.admin(url, "DROP DATABASE IF EXISTS \(database)")
+            try PostgresIngestBenchmark.admin(url, "CREATE DATABASE \(database)")
+            store = PostgresIngestBenchmark.replacingDatabase(of: url, with: database)
+            storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: store))
+            result.engine = "postgres"
+        }
+        defer {
+            if let url = options.postgresURL { try? PostgresIngestBenchmark.admin(url, "DROP DATABASE IF EXISTS fetchcast_bench_serve WITH (FORCE)") }
+        }
         let fleet = directory + "/fleet.csv.gz"
         log.write("generating a fleet of \(options.fleetDevices) devices, \(options.fleetRows) rows → \(fleet)\n")
         try SyntheticTrace.write(path: fleet, rows: options.fleetRows, devices: options.fleetDevices, seed: 7)
         let inputs = (options.trace.map { [$0] } ?? []) + [fleet]
-        log.write("ingesting \(inputs.joined(separator: " + ")) → \(store)\n")
+        log.write("ingesting \(inputs.joined(separator: " + ")) → \(storage.location)\n")
         let ingest = ChildProcess.run([executable, "ingest", "--db", store, "--quiet"] + inputs)
         guard ingest.status == 0 else { throw Failure(description: "fetchcast ingest failed (status \(ingest.status))") }
 
@@ -130,7 +164,7 @@ package enum ServeBenchmark {
         // empty without reading anything: nothing is pending so long after a device's last event).
         var asks: [Double] = []
         do {
-            let service = try FetchCastService(path: store)
+            let service = try FetchCastService(storage: storage)
             let folding = WallClock.monotonic()
             try service.foldPending()
             result.foldSeconds = WallClock.monotonic() - folding
@@ -144,7 +178,7 @@ package enum ServeBenchmark {
                 after = last.device
             }
             result.devices = names.count
-            result.events = try Store(path: store, create: false).stats().events
+            result.events = try storage.open(false).lastEventID()  // events are numbered 1…n
             log.write("\(result.devices) devices, \(result.events) events; model folded in \(format(result.foldSeconds)) s\n")
             result.inProcessThreads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
             result.inProcessReplayPlansPerSecond = try planInProcess(service, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
@@ -156,10 +190,11 @@ package enum ServeBenchmark {
             result.warmUpSeconds = WallClock.monotonic() - warming
             result.warmUpSaved = warmed.saved
             result.warmUpStoreBytes = service.storeBytes - bytesBefore
-            log.write("warm-up: \(warmed.saved) schedulers of \(warmed.devices) devices saved in \(format(result.warmUpSeconds)) s (one thread); store +\(format(Double(result.warmUpStoreBytes) / 1_048_576, 0)) MiB\n")
+            result.storeBytes = service.storeBytes
+            log.write("warm-up: \(warmed.saved) schedulers of \(warmed.devices) devices saved in \(format(result.warmUpSeconds)) s (one thread); store +\(format(Double(result.warmUpStoreBytes) / 1_048_576, 0)) MiB, \(format(result.bytesPerDevice / 1024, 0)) KiB a device in all\n")
 
             // A new service: nothing of the first pass in memory.
-            let served = try FetchCastService(path: store)
+            let served = try FetchCastService(storage: storage)
             var planned = 0
             result.inProcessPlansPerSecond = try planInProcess(
                 served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds, planned: &planned)
@@ -172,8 +207,11 @@ package enum ServeBenchmark {
         defer { server.stop() }
         let targets = zip(names, asks).map { "/v1/devices/\(percentEncoded($0))/plan?at=\(Int64($1))" }
         let serverCPUStart = server.cpuSeconds()
+        let databaseCPUStart = Self.databaseCPUSeconds(options.postgresURL)
         let load = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: targets, seconds: options.seconds)
         result.serverCPUSeconds = server.cpuSeconds() - serverCPUStart
+        let cores = Double(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        result.databaseCPUShare = (Self.databaseCPUSeconds(options.postgresURL) - databaseCPUStart) / (load.seconds * cores)
         result.loadCPUSeconds = load.cpuSeconds
         result.httpSeconds = load.seconds
         let sorted = load.latencies.sorted()
@@ -185,6 +223,34 @@ package enum ServeBenchmark {
         result.p999 = percentile(sorted, 0.999)
         log.write("HTTP: \(format(result.httpRequestsPerSecond, 0)) requests/s from \(options.clients) clients, p50 \(format(result.p50 * 1000)) ms, p99 \(format(result.p99 * 1000)) ms, p99.9 \(format(result.p999 * 1000)) ms, \(result.httpErrors) errors\n")
         log.write("CPU in those \(format(result.httpSeconds)) s: server \(format(result.serverCPUSeconds)) s, load generator \(format(result.loadCPUSeconds)) s (of \(format(result.httpSeconds * Double(result.inProcessThreads))) s on \(result.inProcessThreads) cores)\n")
+
+        // Two processes on one database (PostgreSQL): the same cold load, half the clients on
+        // each. On 2 cores they contend with each other, the database and the load generator.
+        if options.postgresURL != nil {
+            let second = try ServerProcess(executable: executable, store: store, directory: directory)
+            defer { second.stop() }
+            let starts = (server.cpuSeconds(), second.cpuSeconds(), Self.databaseCPUSeconds(options.postgresURL))
+            let half = max(1, options.clients / 2)
+            let loads = Mutex<[HTTPLoadGenerator.Outcome?]>([nil, nil])
+            let ports = [server.port, second.port]
+            let offsets = [0, targets.count / 2]
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                let shifted = Array(targets[offsets[i]...] + targets[..<offsets[i]])
+                let run = try? HTTPLoadGenerator(port: ports[i], clients: half).run(targets: shifted, seconds: options.seconds)
+                loads.withLock { $0[i] = run }
+            }
+            let both = loads.withLock { $0 }.compactMap { $0 }
+            guard both.count == 2 else { throw Failure(description: "the load on two serve processes failed") }
+            let seconds = both.map(\.seconds).max() ?? options.seconds
+            let latencies = both.flatMap(\.latencies).sorted()
+            result.twoServersRequestsPerSecond = both.reduce(0) { $0 + Double($1.latencies.count) / $1.seconds }
+            result.twoServersP99 = percentile(latencies, 0.99)
+            result.twoServersErrors = both.reduce(0) { $0 + $1.errors }
+            result.twoServersCPUShare = (server.cpuSeconds() - starts.0 + second.cpuSeconds() - starts.1) / (seconds * cores)
+            result.twoServersLoadCPUShare = (both.map(\.cpuSeconds).max() ?? 0) / (seconds * cores)  // each measured the whole process
+            result.twoServersDatabaseCPUShare = (Self.databaseCPUSeconds(options.postgresURL) - starts.2) / (seconds * cores)
+            log.write("HTTP, two serve processes on the database (\(half) clients each): \(format(result.twoServersRequestsPerSecond, 0)) requests/s, p99 \(format(result.twoServersP99 * 1000)) ms, \(result.twoServersErrors) errors; CPU: servers \(format(100 * result.twoServersCPUShare, 0))%, PostgreSQL \(format(100 * result.twoServersDatabaseCPUShare, 0))%, load generator \(format(100 * result.twoServersLoadCPUShare, 0))% of the machine (one process: servers \(format(100 * result.serverCPUShare, 0))%, PostgreSQL \(format(100 * result.databaseCPUShare, 0))%)\n")
+        }
 
         // The HTTP layer alone, from the same clients: `GET /healthz` (no store, no plan).
         let floor = try HTTPLoadGenerator(port: server.port, clients: options.clients).run(targets: ["/healthz"], seconds: options.seconds)
@@ -267,6 +333,7 @@ package enum ServeBenchmark {
         }
         log.write("fold pause: POST of 1 row \(format(result.smallPostSeconds * 1000)) ms; then its device's plan (with the row's app) \(format(result.planAfterPostSeconds * 1000)) ms, another device's \(format(result.otherPlanAfterPostSeconds * 1000)) ms\n")
         server.stop()
+        guard options.postgresURL == nil else { return result }
 
         // POST of a large gzip trace against `fetchcast ingest` of the same file, fresh stores.
         let big = try SyntheticTrace.generate(rows: options.ingestRows, in: directory, name: "post", log: &log)
@@ -317,6 +384,21 @@ package enum ServeBenchmark {
         let total = counts.withLock { $0.reduce(0, +) }
         planned = total
         return Double(total) / (WallClock.monotonic() - started)
+    }
+
+    /// CPU seconds (user + system) of every process named `postgres` this user can read (the
+    /// throwaway cluster of the tests, or a local server); 0 without a URL or on another machine.
+    static func databaseCPUSeconds(_ url: String?) -> Double {
+        guard url != nil, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        var total = 0.0
+        for pid in entries where pid.allSatisfy(\.isNumber) {
+            guard let bytes = try? readFile("/proc/\(pid)/stat"), let open = bytes.firstIndex(of: UInt8(ascii: "(")),
+                  let close = bytes.lastIndex(of: UInt8(ascii: ")")), String(decoding: bytes[(open + 1)..<close], as: UTF8.self) == "postgres"
+            else { continue }
+            let fields = String(decoding: bytes[(close + 1)...], as: UTF8.self).split(separator: " ")
+            if fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) { total += user + system }
+        }
+        return total / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Devices of the warm pass (their schedulers fit the server's cache: 32 MiB).

@@ -29,6 +29,11 @@ package final class PostgresModelStore: ModelStore {
     private var logger: Logger { log.logger }
     /// Nesting depth of transactions: an inner one runs in the outer.
     private var depth = 0
+    /// What ``prefetchModelStates(keys:)`` read for the current read transaction: the last
+    /// event's number and the states of its keys (`nil`: no such row). Dropped at its end.
+    private var prefetched: (last: Int64, states: [String: (watermark: Int64, state: ByteBuffer)?])?
+    /// Whether the transaction in progress is a read transaction (nothing in it can change).
+    private var readOnly = false
 
     /// Wraps an open event log (``PostgresEventLog/open(_:create:upgrade:)``, schema 2 or later).
     package init(log: PostgresEventLog) {
@@ -75,13 +80,23 @@ package final class PostgresModelStore: ModelStore {
         defer { if lock { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") } }
         try run(begin)
         depth = 1
-        defer { depth = 0 }
+        readOnly = !lock
+        defer {
+            depth = 0
+            prefetched = nil
+        }
         let value: T
         do {
             value = try body()
         } catch {
             _ = try? run("ROLLBACK")
             throw error
+        }
+        guard lock else {
+            // A read transaction's COMMIT changes nothing and cannot lose anything: sent without
+            // waiting for it (the connection runs it before the next query).
+            _ = connection.query("COMMIT", logger: logger)
+            return value
         }
         do {
             try run("COMMIT")
@@ -95,7 +110,26 @@ package final class PostgresModelStore: ModelStore {
     // MARK: Events
 
     package func lastEventID() throws -> Int64 {
-        try scalar("SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files") ?? 0
+        if let prefetched { return prefetched.last }
+        return try scalar("SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files") ?? 0
+    }
+
+    /// Reads the states of `keys` and the last event's number in one query, inside a read
+    /// transaction (one snapshot, so the copy stays exact until it ends); outside one, nothing.
+    package func prefetchModelStates(keys: [String]) throws {
+        guard depth > 0, readOnly else { return }
+        var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
+        for key in keys { states[key] = .some(nil) }
+        var last: Int64 = 0
+        for row in try query("""
+            SELECT (SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files), k.key, m.watermark, m.state
+            FROM unnest(\(keys)::text[]) AS k(key) LEFT JOIN model_state m ON m.key = k.key
+            """) {
+            let (n, key, watermark, state) = try row.decode((Int64, String, Int64?, ByteBuffer?).self)
+            last = n
+            if let watermark, let state { states[key] = (watermark, state) }
+        }
+        prefetched = (last, states)
     }
 
     package func deviceNames(afterID: Int64) throws -> [Int64: String] {
@@ -203,13 +237,18 @@ package final class PostgresModelStore: ModelStore {
     // MARK: Model state
 
     package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T? {
+        if let kept = prefetched?.states[key] {
+            guard let (watermark, state) = kept else { return nil }
+            return state.withUnsafeReadableBytes { body(watermark, $0) }
+        }
         guard let row = try query("SELECT watermark, state FROM model_state WHERE key = \(key)").first else { return nil }
         let (watermark, state) = try row.decode((Int64, ByteBuffer).self)
         return state.withUnsafeReadableBytes { body(watermark, $0) }
     }
 
     package func modelStateWatermark(key: String) throws -> Int64? {
-        try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
+        if let kept = prefetched?.states[key] { return kept?.watermark }
+        return try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
     }
 
     package func saveModelStates(_ records: [ModelStateRecord]) throws {

@@ -48,6 +48,11 @@ extension ModelRepository {
         guard let name = request.device, let start = request.at, PlanTable.keeps(request), (request.notBefore ?? start) <= start
         else { return nil }
         return try store.readTransaction { () throws -> [Prediction]? in
+            // What follows reads these rows (and the last event's number, which the names are
+            // checked against): one round trip on a server database.
+            let known = namesCache?.deviceIDs[Array(name.utf8)]
+            try store.prefetchModelStates(
+                keys: [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey] + (known.map { [planTableKey(device: $0)] } ?? []))
             guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
             // Only the segment of `start` is decoded (a table holds one plan per pending look).
             let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?)? in

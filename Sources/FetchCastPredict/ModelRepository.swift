@@ -34,7 +34,7 @@ public final class ModelRepository {
 
     /// Names only change when events are added; kept per watermark so that repeated queries
     /// from an embedding process (a push backend) do not re-read them.
-    private var namesCache: Names?
+    var namesCache: Names?
 
     struct Names {
         var watermark: Int64

@@ -76,9 +76,16 @@ package protocol ModelStore: AnyObject {
     /// Forgets every state whose key starts with `prefix`, which ends in a character below
     /// U+007F (inside the caller's write transaction).
     func deleteModelStates(prefix: String) throws
+
+    /// Says which states the caller's read transaction is about to read: an engine a round trip
+    /// away may read them (and ``lastEventID()``) at once and answer those reads from its copy
+    /// until the transaction ends. Nothing else changes; an engine in process does nothing.
+    func prefetchModelStates(keys: [String]) throws
 }
 
 extension ModelStore {
+    package func prefetchModelStates(keys: [String]) throws {}
+
     /// The state kept under `key`, copied out; `nil` when there is none.
     package func modelState(key: String) throws -> ModelStateRecord? {
         try withModelState(key: key) { watermark, state in ModelStateRecord(key: key, watermark: watermark, state: Array(state)) }

@@ -74,7 +74,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("The trace for `bench predict` and `bench serve` (default: the bundled Data/ubiqlog-sample.csv.gz; the published figures use the 14 users' whole development trace).", valueName: "file"))
         var trace: String?
 
-        @Option(help: ArgumentHelp("For `bench ingest`: a postgres:// URL; measures fetchcast ingest into PostgreSQL against psql \\copy instead of SQLite against sqlite3.", valueName: "url"))
+        @Option(help: ArgumentHelp("A postgres:// URL whose user may create databases: `bench ingest` measures fetchcast ingest into PostgreSQL against psql \\copy instead of SQLite against sqlite3; `bench serve` measures the same fleet on SQLite, then on PostgreSQL with one and two serve processes.", valueName: "url"))
         var db: String?
 
         @Option(help: "CLI calls timed by `bench predict`.")
@@ -255,12 +255,41 @@ extension FetchCast {
             options.fleetRows = rows
             options.clients = clients
             options.ingestRows = postRows
-            let r: ServeBenchmark.Result
+            var results: [ServeBenchmark.Result] = []
             do {
-                r = try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log)
+                results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
+                if let db {
+                    // The same fleet on PostgreSQL, in the same run.
+                    log.write("\nthe same on PostgreSQL\n")
+                    options.postgresURL = db
+                    results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
+                }
             } catch {
                 throw FetchCast.fail("\(error)")
             }
+            if results.count == 2 {
+                var out = FileSink.standardOutput()
+                let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
+                let pct = { (x: Double) in CSVField.fixed(100 * x, decimals: 0) + "%" }
+                var table = [["engine", "devices", "events", "store_KiB_per_device", "warm_up_s", "warm_up_ms_per_device", "in_process_plans_s",
+                              "http_requests_s", "p99_ms", "warm_p99_ms", "server_peak_MiB", "server_cpu", "postgres_cpu",
+                              "two_servers_requests_s", "two_servers_p99_ms", "two_servers_cpu", "two_servers_postgres_cpu"]]
+                for r in results {
+                    let two = r.engine == "postgres"
+                    table.append([r.engine, String(r.devices), String(r.events), CSVField.fixed(r.bytesPerDevice / 1024, decimals: 1),
+                                  CSVField.fixed(r.warmUpSeconds, decimals: 1), CSVField.fixed(1000 * r.warmUpSeconds / Double(max(r.devices, 1)), decimals: 2),
+                                  CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0), CSVField.fixed(r.httpRequestsPerSecond, decimals: 0),
+                                  ms(r.p99), ms(r.warmP99), CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), pct(r.serverCPUShare),
+                                  two ? pct(r.databaseCPUShare) : "-", two ? CSVField.fixed(r.twoServersRequestsPerSecond, decimals: 0) : "-",
+                                  two ? ms(r.twoServersP99) : "-", two ? pct(r.twoServersCPUShare) : "-", two ? pct(r.twoServersDatabaseCPUShare) : "-"])
+                }
+                TextTable.write(table, rightAligned: Set(1..<17), to: &out)
+                log.write("p99 on PostgreSQL \(ms(results[1].p99)) ms for first plans, \(ms(results[1].warmP99)) ms warm (target 10 ms at \(clients) clients for plans answered ahead)\n")
+                log.write(workDir == nil && !keep ? "scratch files removed (--keep keeps them)\n" : "scratch files in \(directory)\n")
+                try FetchCast.finish(out)
+                return
+            }
+            let r = results[0]
             var out = FileSink.standardOutput()
             let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
             let table = [["devices", "events", "in_process_replay_plans_s", "warm_up_s", "warm_up_MiB", "in_process_plans_s", "answered_ahead", "http_requests_s", "http_vs_in_process", "healthz_requests_s", "p50_ms", "p99_ms", "p99.9_ms",
