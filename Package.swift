@@ -119,7 +119,7 @@ let package = Package(
         // FETCHCAST_TEST_POSTGRES names a server) passes the same tests.
         .testTarget(
             name: "FetchCastPostgresTests",
-            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastTrace", "FetchCastTestSupport"]),
+            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastCore", "FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),

@@ -29,9 +29,14 @@ package final class PostgresModelStore: ModelStore {
     private var logger: Logger { log.logger }
     /// Nesting depth of transactions: an inner one runs in the outer.
     private var depth = 0
-    /// What ``prefetchModelStates(keys:)`` read for the current read transaction: the last
-    /// event's number and the states of its keys (`nil`: no such row). Dropped at its end.
-    private var prefetched: (last: Int64, states: [String: (watermark: Int64, state: ByteBuffer)?])?
+    /// What ``prefetchModelStates(keys:device:)`` read for the current read transaction (or
+    /// ``withOneRead(keys:device:_:)`` for its body): the last event's number, the states of its
+    /// keys (`nil`: no such row) and, for its device, the largest `first_event` of the files
+    /// holding events of the device or of every device (`nil`: none). Dropped at its end.
+    private var prefetched: Prefetched?
+    /// Inside ``withOneRead(keys:device:_:)``'s body: any query is refused
+    /// (``NeedsTransaction``), and `refused` says one was.
+    private var oneRead: (active: Bool, refused: Bool) = (false, false)
     /// Whether the transaction in progress is a read transaction (nothing in it can change).
     private var readOnly = false
 
@@ -111,26 +116,79 @@ package final class PostgresModelStore: ModelStore {
 
     package func lastEventID() throws -> Int64 {
         if let prefetched { return prefetched.last }
-        return try scalar("SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files") ?? 0
+        return try scalar("SELECT \(unescaped: Self.lastEvent)") ?? 0
     }
 
-    /// Reads the states of `keys` and the last event's number in one query, inside a read
+    /// The last event's number: the end of the last file (appends take turns and number their
+    /// file after taking the turn, so files end in `file_id` order); an index probe, whatever
+    /// the number of files.
+    static let lastEvent = "COALESCE((SELECT first_event + rows FROM files ORDER BY file_id DESC LIMIT 1), 0)::bigint"
+
+    /// Reads the states of `keys`, the last event's number and what `device`'s
+    /// ``hasEvents(ofDevice:afterID:beforeMicros:)`` needs in one query, inside a read
     /// transaction (one snapshot, so the copy stays exact until it ends); outside one, nothing.
-    package func prefetchModelStates(keys: [String]) throws {
+    package func prefetchModelStates(keys: [String], device: Int64?) throws {
         guard depth > 0, readOnly else { return }
+        prefetched = try prefetch(keys: keys, device: device)
+    }
+
+    /// One statement's reads (``Prefetched``).
+    private func prefetch(keys: [String], device: Int64?) throws -> Prefetched {
         var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
+        var lastFile: Int64?
+        // Every part an index probe: the files' primary key, file_counts' (device_id, file_id, …)
+        // for the device and for every device (0), devices' seq, model_state's key.
         for row in try query("""
-            SELECT (SELECT COALESCE(max(first_event + rows), 0)::bigint FROM files), k.key, m.watermark, m.state
+            SELECT \(unescaped: Self.lastEvent),
+                   (SELECT f.first_event FROM files f WHERE f.file_id = GREATEST(
+                       (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = 0),
+                       (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = (SELECT device_id FROM devices WHERE seq = \(device ?? -1))))),
+                   k.key, m.watermark, m.state
             FROM unnest(\(keys)::text[]) AS k(key) LEFT JOIN model_state m ON m.key = k.key
             """) {
-            let (n, key, watermark, state) = try row.decode((Int64, String, Int64?, ByteBuffer?).self)
+            let (n, file, key, watermark, state) = try row.decode((Int64, Int64?, String, Int64?, ByteBuffer?).self)
             last = n
+            lastFile = file
             if let watermark, let state { states[key] = (watermark, state) }
         }
-        prefetched = (last, states)
+        return Prefetched(last: last, states: states, device: device.map { ($0, lastFile) })
     }
+
+    package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? {
+        guard depth == 0 else { return nil }
+        prefetched = try prefetch(keys: keys, device: device)
+        depth = 1
+        readOnly = true
+        oneRead = (true, false)
+        defer {
+            depth = 0
+            prefetched = nil
+            oneRead = (false, false)
+        }
+        do {
+            let value = try body()
+            return oneRead.refused ? nil : value
+        } catch is NeedsTransaction {
+            return nil
+        } catch {
+            if oneRead.refused { return nil }
+            throw error
+        }
+    }
+
+    /// What one statement read (``prefetchModelStates(keys:device:)``).
+    private struct Prefetched {
+        var last: Int64
+        var states: [String: (watermark: Int64, state: ByteBuffer)?]
+        /// The device asked about and the largest `first_event` of the files holding its events
+        /// or events of every device.
+        var device: (id: Int64, lastFile: Int64?)?
+    }
+
+    /// A query asked for inside ``withOneRead(keys:device:_:)``'s body.
+    private struct NeedsTransaction: Error {}
 
     package func deviceNames(afterID: Int64) throws -> [Int64: String] {
         try names("SELECT seq, name FROM devices WHERE seq > \(afterID)")
@@ -141,6 +199,9 @@ package final class PostgresModelStore: ModelStore {
     }
 
     package func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) throws -> Bool {
+        // Files are numbered in the order of their events: the device has events after `afterID`
+        // (a file's end) exactly when a file of its events starts at or after it.
+        if let known = prefetched?.device, known.id == device, beforeMicros == .max { return known.lastFile.map { $0 >= afterID } ?? false }
         guard let file = try firstFile(after: afterID) else { return false }
         return try scalar("""
             SELECT count(*) FROM (
@@ -294,6 +355,10 @@ package final class PostgresModelStore: ModelStore {
 
     /// Every row of `q`, waited for on this thread.
     func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
+        if oneRead.active {
+            oneRead.refused = true
+            throw NeedsTransaction()
+        }
         do {
             return try connection.query(q, logger: logger).wait()
         } catch {

@@ -47,38 +47,48 @@ extension ModelRepository {
     package func precomputedPlan(_ request: PredictionRequest) throws -> [Prediction]? {
         guard let name = request.device, let start = request.at, PlanTable.keeps(request), (request.notBefore ?? start) <= start
         else { return nil }
+        let known = namesCache?.deviceIDs[Array(name.utf8)]
+        let keys = { (device: Int64) in [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey, self.planTableKey(device: device)] }
+        // A device already named: one statement on a server database, when its reads suffice
+        // (they do unless names were added since); otherwise, and on SQLite, a read transaction.
+        if let known, let plan = try store.withOneRead(keys: keys(known), device: known, { try planKeptAhead(name, from: start, count: request.count) }) {
+            return plan
+        }
         return try store.readTransaction { () throws -> [Prediction]? in
             // What follows reads these rows (and the last event's number, which the names are
             // checked against): one round trip on a server database.
-            let known = namesCache?.deviceIDs[Array(name.utf8)]
-            try store.prefetchModelStates(
-                keys: [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey] + (known.map { [planTableKey(device: $0)] } ?? []))
-            guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
-            // Only the segment of `start` is decoded (a table holds one plan per pending look).
-            let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?)? in
-                var r = BinaryReader(bytes)
-                guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
-                      let encoded = try? r.blob(), r.offset == bytes.count,
-                      let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: request.count)
-                else { return nil }
-                return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan)
-            }
-            guard let (watermark, epochWatermark, epochTag, found) = read ?? nil, let plan = found,
-                  let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
-            else { return nil }
-            let last = try store.lastEventID()
-            guard watermark <= last else { return nil }  // events forgotten since
-            // Events of the device after the table's watermark make it stale. A complete warm-up
-            // pass of this epoch (its marker) gave every device with events up to the marker a new
-            // table or none, so a table older than the marker only needs the events after it.
-            var since = watermark
-            if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag,
-               marker.last > since, marker.last <= last
-            {
-                since = marker.last
-            }
-            if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
-            return plan
+            try store.prefetchModelStates(keys: known.map(keys) ?? [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey], device: known)
+            return try planKeptAhead(name, from: start, count: request.count)
         }
+    }
+
+    /// ``precomputedPlan(_:)``'s reads and checks, inside a read (or one statement's) snapshot.
+    private func planKeptAhead(_ name: String, from start: Double, count: Int) throws -> [Prediction]? {
+        guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
+        // Only the segment of `start` is decoded (a table holds one plan per pending look).
+        let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?)? in
+            var r = BinaryReader(bytes)
+            guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
+                  let encoded = try? r.blob(), r.offset == bytes.count,
+                  let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: count)
+            else { return nil }
+            return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan)
+        }
+        guard let (watermark, epochWatermark, epochTag, found) = read ?? nil, let plan = found,
+              let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
+        else { return nil }
+        let last = try store.lastEventID()
+        guard watermark <= last else { return nil }  // events forgotten since
+        // Events of the device after the table's watermark make it stale. A complete warm-up
+        // pass of this epoch (its marker) gave every device with events up to the marker a new
+        // table or none, so a table older than the marker only needs the events after it.
+        var since = watermark
+        if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag,
+           marker.last > since, marker.last <= last
+        {
+            since = marker.last
+        }
+        if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
+        return plan
     }
 }

@@ -23,6 +23,12 @@ private let second = header + """
 
     """
 
+/// A third file: one device's event, no publish.
+private let third = header + """
+    1700000200,Alice,news,launch,,,,,,,
+
+    """
+
 /// An event as the model layer reads it, without the engine's own numbering of the event.
 private struct Read: Hashable {
     var time: Int64, offset: Int32, device: Int64?, app: Int64, kind: EventKind, result: FetchResult?, conditions: ConditionChange
@@ -170,6 +176,62 @@ struct ModelStoreConformanceTests {
                 #expect(try store.modelState(key: "plan:2:b") == nil)
                 #expect(try store.modelState(key: "plan;") == records[3])
                 #expect(try store.modelState(key: "device:1") == records[0])
+            }
+        }
+    }
+
+    /// What one statement reads ahead (a plan kept ahead's reads) answers as the store does
+    /// without it: the last event, states, and whether a device has events after each file's
+    /// end; an engine in process declines `withOneRead`, a server engine declines it inside a
+    /// transaction and drops its body's result when the body read anything else.
+    @Test(arguments: Engine.available)
+    func readsAheadAnswerAsTheStoreDoes(engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            try await append(second, "b.csv", under, reference, directory)
+            try await append(third, "c.csv", under, reference, directory)
+            try await withModelStore(under) { store in
+                let record = ModelStateRecord(key: "plans:4:x", watermark: 10, state: [1, 2, 3])
+                try store.writeTransaction { try store.saveModelStates([record]) }
+                let keys = ["plans:4:x", "missing"]
+                // Each file's end (6, 10, 11), a number inside a file, and the start.
+                let watermarks: [Int64] = [0, 3, 6, 10, 11]
+                for device: Int64 in 1...6 {
+                    let expected = try watermarks.map { try reference.hasEvents(ofDevice: device, afterID: $0, beforeMicros: .max) }
+                    let reads = { () throws -> [Bool] in try watermarks.map { try store.hasEvents(ofDevice: device, afterID: $0, beforeMicros: .max) } }
+                    let prefetched = try store.readTransaction {
+                        try store.prefetchModelStates(keys: keys, device: device)
+                        #expect(try store.lastEventID() == 11)
+                        #expect(try store.modelState(key: "plans:4:x") == record)
+                        #expect(try store.modelState(key: "missing") == nil)
+                        return try reads()
+                    }
+                    #expect(prefetched == expected, "device \(device)")
+                    let once = try store.withOneRead(keys: keys, device: device) { () throws -> [Bool] in
+                        #expect(try store.lastEventID() == 11)
+                        #expect(try store.modelState(key: "plans:4:x") == record)
+                        return try reads()
+                    }
+                    switch engine {
+                    case .sqlite: #expect(once == nil)
+                    case .postgres: #expect(once == expected, "device \(device)")
+                    }
+                }
+                // bob (5) has events in the second file only: none after its end.
+                #expect(try reference.hasEvents(ofDevice: 5, afterID: 6, beforeMicros: .max))
+                #expect(try !reference.hasEvents(ofDevice: 5, afterID: 10, beforeMicros: .max))
+                // Anything else read in the body: declined, whatever the body returned.
+                #expect(try store.withOneRead(keys: keys, device: 1) { () throws -> Int in
+                    _ = try? store.deviceNames(afterID: 0)
+                    return 1
+                } == nil)
+                #expect(try store.withOneRead(keys: keys, device: 1) { try store.modelState(key: "other")?.watermark } == nil)
+                // Inside a transaction: declined (the transaction's reads answer).
+                let inside = try store.readTransaction { try store.withOneRead(keys: keys, device: 1) { 1 } }
+                #expect(inside == nil)
+                // And the store reads as before afterwards.
+                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
             }
         }
     }

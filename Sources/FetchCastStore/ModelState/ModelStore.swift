@@ -78,13 +78,25 @@ package protocol ModelStore: AnyObject {
     func deleteModelStates(prefix: String) throws
 
     /// Says which states the caller's read transaction is about to read: an engine a round trip
-    /// away may read them (and ``lastEventID()``) at once and answer those reads from its copy
-    /// until the transaction ends. Nothing else changes; an engine in process does nothing.
-    func prefetchModelStates(keys: [String]) throws
+    /// away may read them (and ``lastEventID()``, and what
+    /// `hasEvents(ofDevice: device, afterID:, beforeMicros: .max)` needs for `device`) at once
+    /// and answer those reads from its copy until the transaction ends. Nothing else changes; an
+    /// engine in process does nothing.
+    func prefetchModelStates(keys: [String], device: Int64?) throws
+
+    /// Runs `body` on what one statement reads, without a transaction: the reads
+    /// ``prefetchModelStates(keys:device:)`` names, from one snapshot. For an engine a round trip
+    /// away, where a transaction costs two more. `nil` when the engine does not (an engine in
+    /// process: a read transaction costs nothing), when called inside a transaction, or when
+    /// `body` read anything else (its result is then dropped): the caller reads in a read
+    /// transaction instead. `body` must not write.
+    func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T?
 }
 
 extension ModelStore {
-    package func prefetchModelStates(keys: [String]) throws {}
+    package func prefetchModelStates(keys: [String], device: Int64?) throws {}
+
+    package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? { nil }
 
     /// The state kept under `key`, copied out; `nil` when there is none.
     package func modelState(key: String) throws -> ModelStateRecord? {

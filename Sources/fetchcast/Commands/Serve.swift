@@ -43,6 +43,11 @@ extension FetchCast {
             valueName: "seconds"))
         var requestDeadline = 10.0
 
+        @Option(help: ArgumentHelp(
+            "Reads (plans, models, pages of devices) answered at once, each on a thread with its own connection to the store. Default: 2 on SQLite (a read keeps a core busy), twice the cores on PostgreSQL (a read also waits for the server).",
+            valueName: "n"))
+        var readThreads: Int?
+
         @Flag(help: "Serve without tokens: every request may do everything (numeric loopback addresses only: 127.0.0.0/8, ::1).")
         var insecureNoAuth = false
 
@@ -64,6 +69,7 @@ extension FetchCast {
                 throw ValidationError("--max-decoded-body '\(maxDecodedBody)' is not a size; write it as 1048576, 512KiB, 256MiB or 1GiB.")
             }
             try Limits.requestDeadlineSeconds.validate(requestDeadline, flag: "--request-deadline")
+            if let readThreads, !(1...256).contains(readThreads) { throw ValidationError("--read-threads must be from 1 to 256.") }
             guard maxEvents > 0 else { throw ValidationError("--max-events must be at least 1.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
             guard Self.bytes(maxBody) != nil else {
@@ -82,7 +88,9 @@ extension FetchCast {
                 // Bodies are spooled in a directory of this process's own: several servers on
                 // one database may share a machine, and each removes its stale spools at start.
                 configuration.spoolDirectory = try Self.privateSpoolDirectory()
+                configuration.readThreads = 2 * ProcessInfo.processInfo.activeProcessorCount
             }
+            if let readThreads { configuration.readThreads = readThreads }
             configuration.host = host
             configuration.port = port
             configuration.maxBody = Self.bytes(maxBody) ?? 64 << 20

@@ -1,0 +1,81 @@
+import FetchCastPostgres
+import FetchCastPredict
+import FetchCastStore
+import FetchCastTestSupport
+import Foundation
+import Testing
+
+/// Plans kept ahead on a PostgreSQL database are read with one statement and no transaction
+/// (``ModelStore/withOneRead(keys:device:_:)``): they answer as an SQLite store's do, and a
+/// device with events after its table is planned again.
+@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))
+struct PlansKeptAheadTests {
+    /// Each device opens mail at 08:00, chat at 08:10 and news at 12:30 (UTC) for 10 days.
+    private static func trace(devices: [String]) -> String {
+        var rows = ["time,device,app,event"]
+        for day in 0..<10 {
+            for d in devices {
+                let t = 1_699_833_600 + day * 86_400
+                rows += ["\(t + 8 * 3600),\(d),mail,launch", "\(t + 8 * 3600 + 600),\(d),chat,launch", "\(t + 12 * 3600 + 1800),\(d),news,launch"]
+            }
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    @Test func plansKeptAheadAnswerAsOnSQLiteAndNotAfterNewEvents() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        let devices = ["dev-0", "dev-1", "dev-2", "\u{E9}", "e\u{301}"]
+        let first = try directory.write("a.csv", Self.trace(devices: devices))
+        let later = try directory.write("b.csv", "time,device,app,event\n1700650000,dev-1,news,launch\n")
+        let url = database.url, sqlitePath = directory.path + "/s.sqlite"
+        // Blocking calls on a thread of their own; what they return is checked here (an
+        // expectation on that thread would not be the test's).
+        struct Seen: Sendable {
+            var complete: [Bool] = [], postgres: [[Prediction]] = [], sqlite: [[Prediction]] = [], ahead = 0
+            var postgresAfter: [[Prediction]] = [], sqliteAfter: [[Prediction]] = [], aheadAfter = 0
+        }
+        let seen = try await offThread { () throws -> Seen in
+            var seen = Seen()
+            let services = [
+                try FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: url)), now: { 1_700_700_000 }),
+                try FetchCastService(path: sqlitePath, now: { 1_700_700_000 }),
+            ]
+            for service in services {
+                _ = try service.ingest(file: first, name: "a")
+                try service.foldPending()
+                seen.complete.append(try service.keepSchedulersCurrent().complete)
+            }
+            // A minute after each device's last event (12:30 of day 9), and 4 hours later.
+            let asks: [Double] = [1_700_656_260, 1_700_670_660]
+            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
+                var out: [[Prediction]] = []
+                for device in devices {
+                    for at in asks {
+                        var request = PredictionRequest()
+                        request.device = device
+                        request.at = at
+                        out.append(try service.plan(request))
+                    }
+                }
+                return out
+            }
+            let (postgres, sqlite) = (services[0], services[1])
+            (seen.postgres, seen.sqlite, seen.ahead) = (try plans(postgres), try plans(sqlite), postgres.plansAnsweredAhead)
+            // dev-1 opened news (at 10:46, before its last event) after the tables were planned:
+            // planned again, the others not.
+            for service in services { _ = try service.ingest(file: later, name: "b") }
+            (seen.postgresAfter, seen.sqliteAfter) = (try plans(postgres), try plans(sqlite))
+            seen.aheadAfter = postgres.plansAnsweredAhead - seen.ahead
+            return seen
+        }
+        #expect(seen.complete == [true, true])
+        #expect(seen.postgres == seen.sqlite)
+        #expect(seen.postgres.contains { !$0.isEmpty })
+        #expect(seen.ahead == 2 * devices.count)
+        #expect(seen.postgresAfter == seen.sqliteAfter)
+        #expect(seen.postgresAfter != seen.postgres, "dev-1's plans change with its new launch")
+        #expect(seen.aheadAfter == 2 * (devices.count - 1))
+    }
+}
