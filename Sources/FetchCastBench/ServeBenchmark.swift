@@ -135,6 +135,8 @@ package enum ServeBenchmark {
         var result = Result()
         var store = directory + "/serve-bench.sqlite"
         var storage = ServiceStorage.sqlite(path: store)
+        // A store left in a reused --work-dir would already hold the fleet and its saved rows.
+        for suffix in ["", "-wal", "-shm"] { unlink(store + suffix) }
         if let url = options.postgresURL {
             let database = "fetchcast_bench_serve"
             try PostgresIngestBenchmark.admin(url, "DROP DATABASE IF EXISTS \(database)")

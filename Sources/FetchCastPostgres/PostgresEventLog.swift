@@ -80,6 +80,8 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             throw StoreError(path: location, message: "the database has FetchCast schema version \(version), newer than this fetchcast (\(PostgresSchema.currentVersion)); upgrade fetchcast")
         }
         if version == PostgresSchema.currentVersion { return }
+        // A reader reads an older version whose tables it needs are as now (it writes nothing).
+        if !create && !upgrade, let version, version >= PostgresSchema.oldestReadable { return }
         guard create || (upgrade && version != nil) else {
             if version == nil {
                 throw StoreError(path: location, message: "no FetchCast store in this database (no fetchcast_meta table); `fetchcast ingest FILE --db \(location)` creates one")

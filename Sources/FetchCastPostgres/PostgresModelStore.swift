@@ -140,18 +140,20 @@ package final class PostgresModelStore: ModelStore {
         var lastFile: Int64?
         // Every part an index probe: the files' primary key, file_counts' (device_id, file_id, …)
         // for the device and for every device (0), devices' seq, model_state's key.
+        // One row at least (no keys: the numbers alone).
         for row in try query("""
-            SELECT \(unescaped: Self.lastEvent),
-                   (SELECT f.first_event FROM files f WHERE f.file_id = GREATEST(
-                       (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = 0),
-                       (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = (SELECT device_id FROM devices WHERE seq = \(device ?? -1))))),
-                   k.key, m.watermark, m.state
-            FROM unnest(\(keys)::text[]) AS k(key) LEFT JOIN model_state m ON m.key = k.key
+            SELECT s.last, s.device_file, k.key, m.watermark, m.state
+            FROM (SELECT \(unescaped: Self.lastEvent) AS last,
+                         (SELECT f.first_event FROM files f WHERE f.file_id = GREATEST(
+                             (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = 0),
+                             (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = (SELECT device_id FROM devices WHERE seq = \(device ?? -1)))))
+                         AS device_file) s
+            LEFT JOIN (unnest(\(keys)::text[]) AS k(key) LEFT JOIN model_state m ON m.key = k.key) ON true
             """) {
-            let (n, file, key, watermark, state) = try row.decode((Int64, Int64?, String, Int64?, ByteBuffer?).self)
+            let (n, file, key, watermark, state) = try row.decode((Int64, Int64?, String?, Int64?, ByteBuffer?).self)
             last = n
             lastFile = file
-            if let watermark, let state { states[key] = (watermark, state) }
+            if let key, let watermark, let state { states[key] = (watermark, state) }
         }
         return Prefetched(last: last, states: states, device: device.map { ($0, lastFile) })
     }
@@ -312,14 +314,39 @@ package final class PostgresModelStore: ModelStore {
         return try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
     }
 
+    /// One statement for many rows (a warm-up batch's schedulers and tables), each statement at
+    /// most ``saveStatementBytes`` of states; a key given twice keeps its last record, as saving
+    /// them one by one would.
     package func saveModelStates(_ records: [ModelStateRecord]) throws {
-        for r in records {
+        var last: [String: Int] = [:]
+        for (i, r) in records.enumerated() { last[r.key] = i }
+        var start = 0
+        while start < records.count {
+            var keys: [String] = [], watermarks: [Int64] = [], states: [ByteBuffer] = []
+            var bytes = 0
+            var end = start
+            while end < records.count && (keys.isEmpty || bytes + records[end].state.count <= Self.saveStatementBytes) {
+                let r = records[end]
+                if last[r.key] == end {
+                    keys.append(r.key)
+                    watermarks.append(r.watermark)
+                    states.append(ByteBuffer(bytes: r.state))
+                    bytes += r.state.count
+                }
+                end += 1
+            }
+            start = end
+            guard !keys.isEmpty else { continue }
             try run("""
-                INSERT INTO model_state(key, watermark, state) VALUES (\(r.key), \(r.watermark), \(ByteBuffer(bytes: r.state)))
+                INSERT INTO model_state(key, watermark, state)
+                SELECT * FROM unnest(\(keys)::text[], \(watermarks)::bigint[], \(states)::bytea[])
                 ON CONFLICT (key) DO UPDATE SET watermark = EXCLUDED.watermark, state = EXCLUDED.state
                 """)
         }
     }
+
+    /// The most bytes of states one statement of ``saveModelStates(_:)`` sends.
+    static let saveStatementBytes = 16 << 20
 
     package func deleteModelState(key: String) throws {
         try run("DELETE FROM model_state WHERE key = \(key)")

@@ -13,7 +13,11 @@
 /// hands them out; device id 0 stands for "every device" (a publish).
 enum PostgresSchema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
+
+    /// The oldest version a reader (`stats`, `devices`, `evaluate`) reads without an upgrade:
+    /// version 3 changed only how model state is compressed.
+    static let oldestReadable: Int64 = 2
 
     /// Partitions of `event_log`.
     static let partitions = 8
@@ -147,6 +151,18 @@ enum PostgresSchema {
             """,
             "ALTER TABLE files ALTER COLUMN first_event SET NOT NULL",
             "CREATE INDEX files_first_event ON files(first_event)",
+        ],
+        // 2 → 3: model state compressed with LZ4 instead of pglz, where the server has it: a
+        // warm-up writes a caught-up scheduler and a plan table a device, and pglz took 90% of
+        // the server's time for those writes (2,014 devices: 2.5 s against 0.25 s). Rows
+        // written before keep pglz until rewritten. A server built without LZ4 keeps pglz.
+        [
+            """
+            DO $$ BEGIN
+                ALTER TABLE model_state ALTER COLUMN state SET COMPRESSION lz4;
+            EXCEPTION WHEN feature_not_supported THEN NULL;
+            END $$
+            """,
         ],
     ]
 

@@ -84,25 +84,37 @@ extension ModelRepository {
             // events or an epoch that come later only make them look older than they are.
             let (watermark, epoch) = try store.readTransaction { (try store.lastEventID(), try priorEpoch(fold: try savedFold())) }
             let snapshot = try refresh(ids: Set(batch))
+            // The batch's caught-up schedulers are saved with its tables, in one transaction.
+            pendingCheckpoints = []
+            defer { pendingCheckpoints = nil }
             // A device looked at gets a new table or none: a later check trusts that a complete
             // pass left no table older than its device's events (``precomputedPlan(_:)``).
             var tables: [Store.ModelStateRecord] = []
             var dropped: [Int64] = []
             var stopped = false
-            for id in batch {
-                if shouldStop() {
-                    stopped = true
-                    break
-                }
-                outcome.devices += 1
-                if let (scheduler, last) = try Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
-                    let table = PlanTable(device: id, scheduler: scheduler, last: last, snapshot: snapshot)
-                    tables.append(planTableRecord(table, device: id, watermark: watermark, epoch: epoch))
-                } else {
-                    dropped.append(id)
+            // The batch's catch-ups read in one transaction (they write nothing until the tables
+            // are saved), the last event's number read once: on a server database, two round
+            // trips a device (its saved scheduler, its history) instead of five.
+            try store.readTransaction {
+                try store.prefetchModelStates(keys: [], device: nil)
+                for id in batch {
+                    if shouldStop() {
+                        stopped = true
+                        break
+                    }
+                    outcome.devices += 1
+                    if let (scheduler, last) = try Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
+                        let table = PlanTable(device: id, scheduler: scheduler, last: last, snapshot: snapshot)
+                        tables.append(planTableRecord(table, device: id, watermark: watermark, epoch: epoch))
+                    } else {
+                        dropped.append(id)
+                    }
                 }
             }
-            try saveTables(tables, dropping: dropped)
+            let saving = pendingCheckpoints ?? []
+            pendingCheckpoints = nil
+            try saveTables(tables, dropping: dropped, checkpoints: saving)
+            schedulersSaved += saving.count
             if stopped {
                 outcome.saved = schedulersSaved - saveBefore
                 return outcome
@@ -119,12 +131,16 @@ extension ModelRepository {
         return outcome
     }
 
-    /// Saves plan tables and drops those of `dropped`, in one transaction; a failure (a full
-    /// disk) fails the pass, so that no marker says these devices' tables are current.
-    private func saveTables(_ tables: [Store.ModelStateRecord], dropping dropped: [Int64]) throws {
-        guard !tables.isEmpty || !dropped.isEmpty else { return }
+    /// Saves caught-up schedulers and plan tables and drops the tables of `dropped`, in one
+    /// transaction (a few statements on a server database, not a few per device); a failure (a
+    /// full disk) fails the pass, so that no marker says these devices' tables are current.
+    private func saveTables(
+        _ tables: [Store.ModelStateRecord], dropping dropped: [Int64], checkpoints saving: [(checkpoint: SchedulerCheckpoint, key: String)]
+    ) throws {
+        guard !tables.isEmpty || !dropped.isEmpty || !saving.isEmpty else { return }
         try store.writeTransaction {
             for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
+            try checkpoints.save(saving)
             try store.saveModelStates(tables)
         }
     }

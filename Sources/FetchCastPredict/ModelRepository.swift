@@ -232,7 +232,12 @@ public final class ModelRepository {
     package private(set) var schedulersReused = 0
 
     /// Caught-up schedulers this repository saved to the store.
-    package private(set) var schedulersSaved = 0
+    package internal(set) var schedulersSaved = 0
+
+    /// While a warm-up batch runs, the checkpoints its catch-ups keep, saved with its plan tables
+    /// in one transaction (``keepSchedulersCurrent(request:batchSize:shouldStop:)``); `nil`
+    /// otherwise: each is saved in a transaction of its own.
+    var pendingCheckpoints: [(checkpoint: SchedulerCheckpoint, key: String)]?
 
     /// A tag of a prior: a 64-bit hash of ``DevicePrior/binaryEncoded()``. A caught-up scheduler
     /// is only reused with a prior of the same tag.
@@ -400,8 +405,12 @@ public final class ModelRepository {
         let checkpoint = SchedulerCheckpoint(
             conditions: state.conditions, limitMicros: state.limitMicros, watermark: state.watermark, seen: state.seen,
             priorTag: priorTag, scheduler: bytes)
+        if pendingCheckpoints != nil {
+            pendingCheckpoints?.append((checkpoint, storageKey(key)))
+            return
+        }
         do {
-            try checkpoints.save(checkpoint, key: storageKey(key))
+            try store.writeTransaction { try checkpoints.save([(checkpoint, storageKey(key))]) }
             schedulersSaved += 1
         } catch {}
     }

@@ -14,8 +14,33 @@ struct PostgresSchemaTests {
             await #expect {
                 _ = try await PostgresEventLog.open(database.location, create: create)
             } throws: { error in
-                String(describing: error).contains("schema version 99, newer than this fetchcast (2); upgrade fetchcast")
+                String(describing: error).contains("schema version 99, newer than this fetchcast (3); upgrade fetchcast")
             }
+        }
+        await database.drop()
+    }
+
+    /// Version 3 only compresses model state with LZ4: a reader reads a version 2 database as it
+    /// is, a writer upgrades it.
+    @Test func aVersionTwoDatabaseIsReadAsItIsAndUpgradedByAWriter() async throws {
+        let database = try await PostgresTestDatabase.create()
+        await (try await PostgresEventLog.open(database.location, create: true)).close()
+        let compression = "SELECT attcompression::text FROM pg_attribute WHERE attrelid = 'model_state'::regclass AND attname = 'state'"
+        #expect(try await database.strings(compression) == ["l"], "this server has LZ4")
+        try await database.execute("ALTER TABLE model_state ALTER COLUMN state SET COMPRESSION pglz")
+        try await database.execute("UPDATE fetchcast_meta SET value = 2 WHERE key = 'schema_version'")
+        await (try await PostgresEventLog.open(database.location, create: false)).close()
+        #expect(try await database.strings("SELECT value::text FROM fetchcast_meta WHERE key = 'schema_version'") == ["2"])
+        #expect(try await database.strings(compression) == ["p"])
+        await (try await PostgresEventLog.open(database.location, create: false, upgrade: true)).close()
+        #expect(try await database.strings("SELECT value::text FROM fetchcast_meta WHERE key = 'schema_version'") == ["3"])
+        #expect(try await database.strings(compression) == ["l"])
+        // Version 1 is still refused to a reader.
+        try await database.execute("UPDATE fetchcast_meta SET value = 1 WHERE key = 'schema_version'")
+        await #expect {
+            _ = try await PostgresEventLog.open(database.location, create: false)
+        } throws: { error in
+            String(describing: error).contains("schema version 1, older than this fetchcast (3)")
         }
         await database.drop()
     }

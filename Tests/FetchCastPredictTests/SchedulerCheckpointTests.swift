@@ -30,12 +30,12 @@ struct SchedulerCheckpointTests {
         let checkpoints = StoreSchedulerCheckpoints(store: store)
         let key = ModelRepository.schedulerPrefix + "1:abc"
         #expect(try checkpoints.checkpoint(key: key) == nil)
-        try checkpoints.save(Self.checkpoint, key: key)
+        try store.writeTransaction { try checkpoints.save([(Self.checkpoint, key)]) }
         #expect(try checkpoints.checkpoint(key: key) == Self.checkpoint)
         var later = Self.checkpoint
         later.watermark = 43
         later.seen = false
-        try checkpoints.save(later, key: key)
+        try store.writeTransaction { try checkpoints.save([(later, key)]) }
         #expect(try checkpoints.checkpoint(key: key) == later, "a save replaces what was kept")
         // Invalidating drops every checkpoint and nothing else.
         try store.writeTransaction {

@@ -7,8 +7,9 @@ protocol SchedulerCheckpoints {
     /// The checkpoint kept under `key`; `nil` when none is, or it cannot be read (another
     /// format). Inside the caller's transaction.
     func checkpoint(key: String) throws -> SchedulerCheckpoint?
-    /// Keeps `checkpoint` under `key`, replacing what was kept there, in a transaction of its own.
-    func save(_ checkpoint: SchedulerCheckpoint, key: String) throws
+    /// Keeps each checkpoint under its key, replacing what was kept there, inside the caller's
+    /// write transaction.
+    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) throws
     /// Forgets every checkpoint (their keys or format changed), inside the caller's write
     /// transaction.
     func invalidateAll() throws
@@ -23,9 +24,8 @@ struct StoreSchedulerCheckpoints: SchedulerCheckpoints {
         try store.withModelState(key: key) { watermark, bytes in SchedulerCheckpoint(binary: bytes, watermark: watermark) } ?? nil
     }
 
-    func save(_ checkpoint: SchedulerCheckpoint, key: String) throws {
-        let record = Store.ModelStateRecord(key: key, watermark: checkpoint.watermark, state: checkpoint.binaryEncoded())
-        try store.writeTransaction { try store.saveModelStates([record]) }
+    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) throws {
+        try store.saveModelStates(checkpoints.map { Store.ModelStateRecord(key: $0.key, watermark: $0.checkpoint.watermark, state: $0.checkpoint.binaryEncoded()) })
     }
 
     func invalidateAll() throws {

@@ -17,7 +17,8 @@ package protocol ModelStore: AnyObject {
     /// Where the store is, for messages: a file path, or a URL without its password.
     var path: String { get }
 
-    /// Runs `body` in a read transaction: every read in it sees one snapshot.
+    /// Runs `body` in a read transaction: every read in it sees one snapshot. Inside a
+    /// transaction already, `body` runs in that one.
     func readTransaction<T>(_ body: () throws -> T) throws -> T
 
     /// Runs `body` in a write transaction: committed when it returns, rolled back when it

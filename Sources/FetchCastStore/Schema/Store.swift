@@ -139,8 +139,10 @@ public final class Store {
         try connection.transaction(.immediate, storeError: { $0 }, body)
     }
 
-    /// Runs `body` in a read transaction, so that every query in it sees one snapshot.
+    /// Runs `body` in a read transaction, so that every query in it sees one snapshot; inside
+    /// a transaction already, in that one.
     package func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(.deferred, storeError: { $0 }, body)
+        if connection.inTransaction { return try body() }
+        return try connection.transaction(.deferred, storeError: { $0 }, body)
     }
 }
