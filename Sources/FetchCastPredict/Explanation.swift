@@ -99,7 +99,7 @@ enum Explanation {
             text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
         case .likelyLaunch:
             text = "\(who) \(opens) \(app) \(window(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
-        case .interval, .oracle, .hourly, .retry, .weekly:
+        case .policy, .retry:
             // Not made by the planner; worded from the launch chance all the same.
             text = "\(who) \(opens) \(app) \(window(fetch.time, tau: tau, offset: model.lastOffset)) (\(p)); "
                 + fetch.reason.describe(name)

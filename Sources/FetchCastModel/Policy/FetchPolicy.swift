@@ -25,13 +25,13 @@ public struct DeviceEvent: Sendable, Hashable {
 }
 
 /// Why a fetch was made: kept small so replays can record one per fetch cheaply.
+///
+/// The model's own reasons, and ``policy(_:)`` for a policy outside the model (the replay's
+/// baselines), which says why in its own words.
 public enum FetchReason: Sendable, Hashable {
-    /// A fixed-interval poll.
-    case interval
-    /// The oracle's fetch one second before a needy launch it knows of.
-    case oracle
-    /// The start of a local hour that ranks among the most-used.
-    case hourly(hour: Int)
+    /// Made by a policy outside the model (a baseline of the replay): its own description, a
+    /// string literal so that recording one per fetch copies no storage.
+    case policy(String)
     /// Ahead of a likely launch, from the hour-of-week likelihood.
     case likelyLaunch(probability: Double)
     /// Ahead of the app's return, from how long it usually stays unused (its launch gaps),
@@ -46,22 +46,17 @@ public enum FetchReason: Sendable, Hashable {
     case coalesced(with: Int32)
     /// Retry after a failed fetch.
     case retry
-    /// τ/2 before a launch estimated from the app's launches a week earlier (`weekly`).
-    case weekly
 
     /// A short description; `name` turns app symbols into ids.
     public func describe(_ name: (Int32) -> String) -> String {
         switch self {
-        case .interval: return "fixed interval"
-        case .oracle: return "oracle: 1 s before a needy launch"
-        case .hourly(let hour): return "hourly: top hour \(hour < 10 ? "0" : "")\(hour):00"
+        case .policy(let text): return text
         case .likelyLaunch(let p): return "likely launch (p=\(Self.fixed2(p)))"
         case .returnVisit(let p): return "likely return (p=\(Self.fixed2(p)))"
         case .habit(let p): return "habit (p=\(Self.fixed2(p)))"
         case .coUsage(let after, let p): return "after \(name(after)) (p=\(Self.fixed2(p)))"
         case .coalesced(let with): return "coalesced with \(name(with))"
         case .retry: return "retry after failure"
-        case .weekly: return "weekly: half a window before a launch estimated from last week"
         }
     }
 
