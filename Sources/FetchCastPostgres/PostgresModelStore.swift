@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import FetchCastCore
 import FetchCastStore
@@ -178,6 +183,17 @@ package final class PostgresModelStore: ModelStore {
             if oneRead.refused { return nil }
             throw error
         }
+    }
+
+    /// A session advisory lock (``PostgresSchema/warmUpLock``), tried every 200 ms while another
+    /// session holds it; released when `body` ends, or with the connection of a process that dies.
+    package func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () throws -> T) throws -> T? {
+        while try scalar("SELECT pg_try_advisory_lock(\(PostgresSchema.warmUpLock))::int") != 1 {
+            if shouldStop() { return nil }
+            usleep(200_000)
+        }
+        defer { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.warmUpLock))") }
+        return try body()
     }
 
     /// What one statement read (``prefetchModelStates(keys:device:)``).
@@ -386,6 +402,8 @@ package final class PostgresModelStore: ModelStore {
             oneRead.refused = true
             throw NeedsTransaction()
         }
+        // A query on a closed connection would never be answered.
+        guard !connection.isClosed else { throw StoreError(path: path, message: "the connection to the database was closed") }
         do {
             return try connection.query(q, logger: logger).wait()
         } catch {

@@ -172,6 +172,9 @@ enum PostgresSchema {
     /// snapshot to after its commit: folds and saved states take turns across processes, as
     /// SQLite's write lock makes them.
     static let modelLock: Int64 = 0x0046_434D_4F44_454C
+    /// The advisory lock key a warm-up pass holds for its session ('FCWARMUP'): one process
+    /// warms at a time, the others wait and then find the devices current.
+    static let warmUpLock: Int64 = 0x4643_5741_524D_5550
     /// The advisory lock key an append holds to its commit ('FCAPPEND'): appends to one
     /// database run one at a time, as SQLite's do.
     static let appendLock: Int64 = 0x4643_4150_5045_4E44

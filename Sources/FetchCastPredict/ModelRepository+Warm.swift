@@ -45,14 +45,25 @@ extension ModelRepository {
     ///   - request: Whose scheduler (apps and budget; the device, times and count are ignored):
     ///     by default that of a plan with default parameters.
     ///   - batchSize: Devices whose state is held at once.
-    ///   - shouldStop: Asked between devices; `true` ends the pass early (marker unchanged).
+    ///   - shouldStop: Asked between devices, and while another process warms the same store;
+    ///   `true` ends the pass early (marker unchanged).
+    ///
+    /// One process warms a store at a time (``ModelStore/withWarmUpTurn(shouldStop:_:)``): the
+    /// others wait for their turn, then look only at what the last complete pass did not cover.
     /// - Complexity: O(devices looked at × (a saved row, or the device's history when it must be
     ///   caught up from nothing)); after a pass, O(devices with new events) until the next epoch.
     package func keepSchedulersCurrent(
         request: PredictionRequest = PredictionRequest(), batchSize: Int = 256, shouldStop: () -> Bool = { false }
     ) throws -> WarmOutcome {
+        guard savesSchedulers else { return WarmOutcome() }
+        return try store.withWarmUpTurn(shouldStop: shouldStop) {
+            try warmUpPass(request: request, batchSize: batchSize, shouldStop: shouldStop)
+        } ?? WarmOutcome()
+    }
+
+    /// ``keepSchedulersCurrent(request:batchSize:shouldStop:)``'s pass, in its turn.
+    private func warmUpPass(request: PredictionRequest, batchSize: Int, shouldStop: () -> Bool) throws -> WarmOutcome {
         var outcome = WarmOutcome()
-        guard savesSchedulers else { return outcome }
         try forgetOlderFormats()
         // What to look at, from one read snapshot: the devices with events since the last
         // complete pass of the same epoch, or every device.

@@ -3,6 +3,7 @@ import FetchCastPredict
 import FetchCastStore
 import FetchCastTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Plans kept ahead on a PostgreSQL database are read with one statement and no transaction
@@ -20,6 +21,48 @@ struct PlansKeptAheadTests {
             }
         }
         return rows.joined(separator: "\n") + "\n"
+    }
+
+    /// Two processes on one database do not warm at once: one waits for the other's turn (and
+    /// stops waiting when asked to), then finds the devices current; a process that dies
+    /// holding the turn gives it up with its connection.
+    @Test func oneProcessWarmsAtATime() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        let first = try directory.write("a.csv", Self.trace(devices: ["dev-0", "dev-1", "dev-2"]))
+        let location = database.location, url = database.url
+        struct Seen: Sendable { var waited = WarmOutcomeSeen(), asks = 0, afterTurn = WarmOutcomeSeen(), again = WarmOutcomeSeen(), afterDeath = WarmOutcomeSeen() }
+        let seen = try await offThread { () throws -> Seen in
+            var seen = Seen()
+            let service = try FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: url)), now: { 1_700_700_000 })
+            _ = try service.ingest(file: first, name: "a")
+            try service.foldPending()
+            let other = try PostgresModelStore.open(location)  // another process's warm-up connection
+            let asks = Atomic<Int>(0)
+            _ = try other.withWarmUpTurn(shouldStop: { false }) {
+                seen.waited = WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { asks.add(1, ordering: .relaxed).newValue >= 3 }))
+            }
+            seen.asks = asks.load(ordering: .relaxed)
+            seen.afterTurn = WarmOutcomeSeen(try service.keepSchedulersCurrent())
+            seen.again = WarmOutcomeSeen(try service.keepSchedulersCurrent())
+            // Dies holding the turn: its connection closes without giving it back.
+            _ = try other.withWarmUpTurn(shouldStop: { false }) { other.close() }
+            seen.afterDeath = WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { false }))
+            return seen
+        }
+        #expect(seen.waited == WarmOutcomeSeen(devices: 0, complete: false), "waited for the other's turn, then stopped")
+        #expect(seen.asks >= 3)
+        #expect(seen.afterTurn == WarmOutcomeSeen(devices: 3, complete: true))
+        #expect(seen.again == WarmOutcomeSeen(devices: 0, complete: true), "the next turn finds every device current")
+        #expect(seen.afterDeath == WarmOutcomeSeen(devices: 0, complete: true))
+    }
+
+    /// What a warm-up did, to compare.
+    struct WarmOutcomeSeen: Sendable, Equatable {
+        var devices = 0, complete = false
+        init(devices: Int = 0, complete: Bool = false) { (self.devices, self.complete) = (devices, complete) }
+        init(_ outcome: ModelRepository.WarmOutcome) { (devices, complete) = (outcome.devices, outcome.complete) }
     }
 
     @Test func plansKeptAheadAnswerAsOnSQLiteAndNotAfterNewEvents() async throws {

@@ -92,12 +92,20 @@ package protocol ModelStore: AnyObject {
     /// `body` read anything else (its result is then dropped): the caller reads in a read
     /// transaction instead. `body` must not write.
     func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T?
+
+    /// Runs `body` while this connection holds the warm-up's turn among every process on the
+    /// store, so that no two warm devices at once; a process that dies gives the turn up. While
+    /// another holds it, asks `shouldStop` every few hundred milliseconds and returns `nil` when
+    /// it says stop. An engine one process owns (SQLite under `serve`) runs `body` at once.
+    func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () throws -> T) throws -> T?
 }
 
 extension ModelStore {
     package func prefetchModelStates(keys: [String], device: Int64?) throws {}
 
     package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? { nil }
+
+    package func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () throws -> T) throws -> T? { try body() }
 
     /// The state kept under `key`, copied out; `nil` when there is none.
     package func modelState(key: String) throws -> ModelStateRecord? {
