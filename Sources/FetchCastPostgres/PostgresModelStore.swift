@@ -248,9 +248,12 @@ package final class PostgresModelStore: ModelStore {
     package func deviceHistory(
         ofDevice device: Int64, fromMicros: Int64, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
     ) throws {
+        // Only the device's row of `devices` joined: a join with every device hashed them all,
+        // O(fleet) a history (2.8 ms against 1.05 ms at 10k devices).
         let rows = try query("""
             SELECT \(unescaped: Self.columns)
-            FROM event_log e JOIN apps a ON a.app_id = e.app_id LEFT JOIN devices d ON d.device_id = e.device_id AND e.device_id <> 0
+            FROM event_log e JOIN apps a ON a.app_id = e.app_id
+            LEFT JOIN (SELECT device_id, seq FROM devices WHERE seq = \(device)) d ON d.device_id = e.device_id AND e.device_id <> 0
             WHERE e.device_id IN (0, (SELECT device_id FROM devices WHERE seq = \(device)))
               AND e.time_us >= \(fromMicros) AND e.time_us < \(beforeMicros)
             ORDER BY e.time_us, e.file_id, e.line
@@ -267,12 +270,17 @@ package final class PostgresModelStore: ModelStore {
     package func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws {
         guard let file = try firstFile(after: afterID) else { return }
         // The devices' events and the publishes to every device, in ingest order; the rows of
-        // one call (a batch of devices) are held at once.
+        // one call (a batch of devices) are held at once. The devices as an array and only the
+        // batch's rows of `devices` joined, so that the server reads the batch's events by index
+        // (an `OR` of the two read every event, and a join with every device hashed them all:
+        // O(fleet) a batch, 181 ms against 44 ms a batch of 256 at 10k devices).
         let rows = try query("""
             SELECT \(unescaped: Self.columns)
-            FROM event_log e JOIN apps a ON a.app_id = e.app_id LEFT JOIN devices d ON d.device_id = e.device_id AND e.device_id <> 0
+            FROM event_log e JOIN apps a ON a.app_id = e.app_id
+            LEFT JOIN (SELECT device_id, seq FROM devices WHERE seq BETWEEN \(devices.lowerBound) AND \(devices.upperBound)) d
+                ON d.device_id = e.device_id AND e.device_id <> 0
             WHERE e.file_id >= \(file)
-              AND (e.device_id = 0 OR e.device_id IN (SELECT device_id FROM devices WHERE seq BETWEEN \(devices.lowerBound) AND \(devices.upperBound)))
+              AND e.device_id = ANY(ARRAY(SELECT device_id FROM devices WHERE seq BETWEEN \(devices.lowerBound) AND \(devices.upperBound)) || 0::bigint)
             ORDER BY e.file_id, e.line
             """)
         var batch: [EncodedEvent] = []
