@@ -154,7 +154,7 @@ extension FetchCast.Habits {
             } catch {
                 throw FetchCast.fail(error.description)
             }
-            var out = FileSink.standardOutput()
+            let out = FileSink.standardOutput()
             out.write("device\twindows\tlaunched\tlog_loss_hours\tlog_loss_habit\tbrier_hours\tbrier_habit\n")
             for row in result.devices + [result.all] {
                 func f(_ x: Double) -> String { String(format: "%.4f", x) }

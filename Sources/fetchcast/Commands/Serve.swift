@@ -127,7 +127,7 @@ extension FetchCast {
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
                 throw FetchCast.fail("\(base): cannot create a directory to spool request bodies in (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory")
             }
-            return String(cString: template)
+            return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
 
         /// Bytes of a size like 1048576, 512KiB, 64MiB or 1GiB.
