@@ -165,7 +165,7 @@ extension PostgresEventLog {
         let inserted = try await c.query("""
             INSERT INTO files(file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at, first_event)
             SELECT \(fileID), \(recordName), \(hash), \(format), \(end.isGzip), \(end.bytesRead), \(events), \(rejected), \(ingestedAt),
-                   COALESCE((SELECT first_event + rows FROM files ORDER BY file_id DESC LIMIT 1), 0)
+                   \(unescaped: PostgresModelStore.lastEvent)
             ON CONFLICT (sha256) DO NOTHING RETURNING file_id
             """, logger: logger)
         var added = false

@@ -160,6 +160,10 @@ struct ModelStoreConformanceTests {
                 ]
                 try store.writeTransaction { try store.saveModelStates(records) }
                 for r in records { #expect(try store.modelState(key: r.key) == r) }
+                // A key given twice in one save keeps its last record, as saving them in turn would.
+                let twice = [ModelStateRecord(key: "twice", watermark: 1, state: [1]), ModelStateRecord(key: "twice", watermark: 2, state: [2, 2])]
+                try store.writeTransaction { try store.saveModelStates(twice) }
+                #expect(try store.modelState(key: "twice") == twice[1])
                 #expect(try store.modelStateWatermark(key: "plan:2:b") == 5)
                 #expect(try store.modelState(key: "missing") == nil)
                 struct Stop: Error {}
