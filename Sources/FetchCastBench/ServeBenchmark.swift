@@ -61,6 +61,9 @@ package enum ServeBenchmark {
         /// Of the in-process plans with saved schedulers, the share answered from the plans the
         /// warm-up kept ahead (``FetchCastService/plansAnsweredAhead``).
         package var inProcessAnsweredAhead = 0.0
+        /// Of those, the share answered from the tables kept in memory (``FetchCastService/plansInMemory``;
+        /// 0 on SQLite, which keeps none there).
+        package var inProcessAnsweredFromMemory = 0.0
         /// `GET /healthz` from the same clients: what the HTTP layer alone serves (no store, no plan).
         package var healthzRequestsPerSecond = 0.0
         package var httpRequests = 0
@@ -201,7 +204,10 @@ package enum ServeBenchmark {
             result.inProcessPlansPerSecond = try planInProcess(
                 served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds, planned: &planned)
             result.inProcessAnsweredAhead = Double(served.plansAnsweredAhead) / Double(max(1, planned))
-            log.write("in process, saved schedulers and plans kept ahead: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads (\(format(100 * result.inProcessAnsweredAhead, 0))% answered from the plans kept ahead)\n")
+            let memory = served.plansInMemory
+            result.inProcessAnsweredFromMemory = Double(memory.answered) / Double(max(1, planned))
+            let fromMemory = memory.checks == 0 ? "" : ", \(format(100 * result.inProcessAnsweredFromMemory, 0))% from memory after \(memory.checks) checks; \(memory.tables) tables, \(memory.bytes >> 20) MiB"
+            log.write("in process, saved schedulers and plans kept ahead: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads (\(format(100 * result.inProcessAnsweredAhead, 0))% answered from the plans kept ahead\(fromMemory))\n")
         }
 
         // The same plans over HTTP, from a `fetchcast serve` child process.

@@ -41,12 +41,15 @@ extension PostgresModelStore: ServiceStore {
     /// connection (``open(_:)``, upgrading an older schema); the writer creates FetchCast's
     /// tables in an empty database, as `fetchcast ingest` does.
     package static func serviceStorage(_ location: PostgresLocation) -> ServiceStorage {
-        ServiceStorage(location: location.description) { writer in
+        var storage = ServiceStorage(location: location.description) { writer in
             if writer {
                 return PostgresModelStore(log: try Blocking.wait { try await PostgresEventLog.open(location, create: true) })
             }
             return try open(location)
         }
+        // A plan read from the database is a round trip; from memory, one shared check.
+        storage.plansInMemoryBytes = 64 << 20
+        return storage
     }
 }
 

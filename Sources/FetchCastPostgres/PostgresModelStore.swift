@@ -166,6 +166,12 @@ package final class PostgresModelStore: ModelStore {
     package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? {
         guard depth == 0 else { return nil }
         prefetched = try prefetch(keys: keys, device: device)
+        return try inOneRead(body)
+    }
+
+    /// Runs `body` on ``prefetched`` as one read: any query it asks for is refused, and
+    /// then it answers `nil`.
+    private func inOneRead<T>(_ body: () throws -> T) throws -> T? {
         depth = 1
         readOnly = true
         oneRead = (true, false)
@@ -183,6 +189,41 @@ package final class PostgresModelStore: ModelStore {
             if oneRead.refused { return nil }
             throw error
         }
+    }
+
+    package func withChanges<T>(afterID: Int64, keys: [String], _ body: (_ touched: [Int64: Int64]) throws -> T) throws -> T? {
+        guard depth == 0 else { return nil }
+        // The last event's number and the states, in one statement (an index probe each, and
+        // little to plan: checks are many); most find the number unchanged and stop there.
+        var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
+        for key in keys { states[key] = .some(nil) }
+        var last: Int64 = 0
+        for row in try query("""
+            SELECT s.last, m.key, m.watermark, m.state
+            FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN model_state m ON m.key = ANY(\(keys)::text[])
+            """) {
+            let (n, key, watermark, state) = try row.decode((Int64, String?, Int64?, ByteBuffer?).self)
+            last = n
+            if let key, let watermark, let state { states[key] = (watermark, state) }
+        }
+        var touched: [Int64: Int64] = [:]
+        if last > afterID {
+            // The devices of the files from `afterID` up to that number only (a later statement
+            // may see later files: those are the next check's), through the files' first_event
+            // index and file_counts' file index; only those files' devices are looked up.
+            for row in try query("""
+                SELECT COALESCE(d.seq, 0), max(f.first_event)
+                FROM files f JOIN file_counts c ON c.file_id = f.file_id
+                LEFT JOIN devices d ON d.device_id = c.device_id AND c.device_id <> 0
+                WHERE f.first_event >= \(afterID) AND f.first_event < \(last) AND f.rows > 0
+                GROUP BY 1
+                """) {
+                let (device, first) = try row.decode((Int64, Int64).self)
+                touched[device] = first
+            }
+        }
+        prefetched = Prefetched(last: last, states: states, device: nil)
+        return try inOneRead { try body(touched) }
     }
 
     /// A session advisory lock (``PostgresSchema/warmUpLock``), tried every 200 ms while another

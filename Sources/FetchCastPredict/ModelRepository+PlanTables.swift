@@ -45,36 +45,60 @@ extension ModelRepository {
     /// - Complexity: O(1) reads of small rows, and O(the device's events) at most to check
     ///   that none was added since (through the store's (device, time) index).
     package func precomputedPlan(_ request: PredictionRequest) throws -> [Prediction]? {
+        try precomputedPlan(request, keeping: false)?.plan
+    }
+
+    /// ``precomputedPlan(_:)``, and a copy of the table it came from with what says whether it
+    /// still answers (``KeptPlanTable``), for a process that keeps tables in memory.
+    package func precomputedPlanKeeping(_ request: PredictionRequest) throws -> (plan: [Prediction], table: KeptPlanTable)? {
+        guard let (plan, table) = try precomputedPlan(request, keeping: true), let table else { return nil }
+        return (plan, table)
+    }
+
+    /// The device's name and the start of `request` when a plan table answers it: the request
+    /// tables are kept for (a device's default apps, budget and constraints), with a device
+    /// and a start, and no `notBefore` after the start. Otherwise `nil`.
+    package static func keptAhead(_ request: PredictionRequest) -> (device: String, start: Double)? {
         guard let name = request.device, let start = request.at, PlanTable.keeps(request), (request.notBefore ?? start) <= start
         else { return nil }
+        return (name, start)
+    }
+
+    private func precomputedPlan(_ request: PredictionRequest, keeping: Bool) throws -> (plan: [Prediction], table: KeptPlanTable?)? {
+        guard let (name, start) = Self.keptAhead(request) else { return nil }
         let known = namesCache?.deviceIDs[Array(name.utf8)]
         let keys = { (device: Int64) in [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey, self.planTableKey(device: device)] }
         // A device already named: one statement on a server database, when its reads suffice
         // (they do unless names were added since); otherwise, and on SQLite, a read transaction.
-        if let known, let plan = try store.withOneRead(keys: keys(known), device: known, { try planKeptAhead(name, from: start, count: request.count) }) {
+        if let known, let plan = try store.withOneRead(keys: keys(known), device: known, {
+            try planKeptAhead(name, from: start, count: request.count, keeping: keeping)
+        }) {
             return plan
         }
-        return try store.readTransaction { () throws -> [Prediction]? in
+        return try store.readTransaction { () throws -> (plan: [Prediction], table: KeptPlanTable?)? in
             // What follows reads these rows (and the last event's number, which the names are
             // checked against): one round trip on a server database.
             try store.prefetchModelStates(keys: known.map(keys) ?? [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey], device: known)
-            return try planKeptAhead(name, from: start, count: request.count)
+            return try planKeptAhead(name, from: start, count: request.count, keeping: keeping)
         }
     }
 
     /// ``precomputedPlan(_:)``'s reads and checks, inside a read (or one statement's) snapshot.
-    private func planKeptAhead(_ name: String, from start: Double, count: Int) throws -> [Prediction]? {
+    private func planKeptAhead(_ name: String, from start: Double, count: Int, keeping: Bool) throws
+        -> (plan: [Prediction], table: KeptPlanTable?)?
+    {
         guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
         // Only the segment of `start` is decoded (a table holds one plan per pending look).
-        let read = try store.withModelState(key: planTableKey(device: device)) { watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?)? in
+        let read = try store.withModelState(key: planTableKey(device: device)) {
+            watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?, [UInt8]?)? in
             var r = BinaryReader(bytes)
             guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
                   let encoded = try? r.blob(), r.offset == bytes.count,
                   let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: count)
             else { return nil }
-            return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan)
+            return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan, keeping ? Array(encoded) : nil)
         }
-        guard let (watermark, epochWatermark, epochTag, found) = read ?? nil, let plan = found,
+        guard let (watermark, epochWatermark, epochTag, found, encoded) = read ?? nil, let plan = found,
               let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
         else { return nil }
         let last = try store.lastEventID()
@@ -89,6 +113,63 @@ extension ModelRepository {
             since = marker.last
         }
         if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
-        return plan
+        let table = encoded.map {
+            KeptPlanTable(device: device, table: $0, since: since, watermark: watermark,
+                          epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last)
+        }
+        return (plan, table)
+    }
+
+    /// What a process keeping plan tables in memory asks the store before it answers from them
+    /// (``changesSince(_:)``).
+    package struct PlanChanges: Sendable, Equatable {
+        /// The store's last event's number.
+        package var last: Int64
+        /// For each device with events in files from the asked number on (0: every device),
+        /// the largest first event of such a file (``ModelStore/withChanges(afterID:keys:_:)``).
+        package var touched: [Int64: Int64]
+        /// The prior epoch, if the store has one.
+        package var epoch: PlanEpoch?
+    }
+
+    /// What changed since the store's last event was `last`, in one statement: `nil` when the
+    /// store does not answer so (SQLite: a read costs nothing there, nothing to keep in memory).
+    package func changesSince(_ last: Int64) throws -> PlanChanges? {
+        try store.withChanges(afterID: last, keys: [Self.watermarkKey, Self.epochKey]) { touched in
+            let epoch = try priorEpoch(fold: try savedFold())
+            return PlanChanges(last: try store.lastEventID(), touched: touched,
+                               epoch: epoch.map { PlanEpoch(watermark: $0.watermark, tag: $0.tag) })
+        }
+    }
+}
+
+/// A prior epoch as plan tables name it: the watermark of the fold that started it and the
+/// tag of its sums.
+package struct PlanEpoch: Sendable, Hashable {
+    package var watermark: Int64
+    package var tag: UInt64
+}
+
+/// A device's plan table as read from the store (``ModelRepository/precomputedPlanKeeping(_:)``),
+/// with what says whether it still answers: while the prior epoch is `epoch`, the store holds
+/// at least `watermark` events, and neither the device nor every device has events after `since`.
+package struct KeptPlanTable: Sendable {
+    /// The device's id.
+    package var device: Int64
+    /// The table (``PlanTable/binaryEncoded()``).
+    package var table: [UInt8]
+    /// The table answers while the device (and every device) has no event after this.
+    package var since: Int64
+    /// The store's last event when the table was planned.
+    package var watermark: Int64
+    /// The prior epoch it was planned in.
+    package var epoch: PlanEpoch
+    /// The store's last event when the table was read.
+    package var read: Int64
+
+    /// The plan from `start` (``PlanTable/predictions(binary:device:from:count:)``); `nil` when
+    /// the table does not cover `start`.
+    package func predictions(device name: String, from start: Double, count: Int) -> [Prediction]? {
+        table.withUnsafeBytes { (try? PlanTable.predictions(binary: $0, device: name, from: start, count: count)) ?? nil }
     }
 }

@@ -58,7 +58,13 @@ public func buildApplication(
             namespace: "fetchcast", metricName: "store", unitName: "bytes", helpText: "Bytes of the store file and its write-ahead log")),
         plansAhead: ScrapedCount(registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "plans_answered_ahead", unitName: "total",
-            helpText: "Plans answered from the plans the warm-up kept ahead for their device (the others were made from its scheduler)"))))
+            helpText: "Plans answered from the plans the warm-up kept ahead for their device (the others were made from its scheduler)"))),
+        plansFromMemory: ScrapedCount(registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "plans_from_memory", unitName: "total",
+            helpText: "Of the plans answered ahead, those answered from the tables this process keeps in memory (PostgreSQL)"))),
+        planChecks: ScrapedCount(registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "plan_checks", unitName: "total",
+            helpText: "Checks of the database for new events that plans answered from memory waited for (one each, shared by every plan asked meanwhile)"))))
     operations.addOpenRoutes(to: RecordedGroup(group: router.group(), prefix: "", table: table))
     operations.addRoutes(to: RecordedGroup(group: router.group().add(middleware: RequireScope(scope: .read)), prefix: "", table: table))
 

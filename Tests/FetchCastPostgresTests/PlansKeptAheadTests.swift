@@ -121,4 +121,63 @@ struct PlansKeptAheadTests {
         #expect(seen.postgresAfter != seen.postgres, "dev-1's plans change with its new launch")
         #expect(seen.aheadAfter == 2 * (devices.count - 1))
     }
+
+    /// A second service on the same database (another `serve` process) answers plans kept ahead
+    /// from its memory after one shared check, and a plan it is asked after the first service's
+    /// ingest returned includes those events: the same plans as an SQLite service's.
+    @Test func plansInMemoryIncludeAnotherProcesssEventsOnceItsIngestReturned() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        let devices = ["dev-0", "dev-1", "dev-2"]
+        let first = try directory.write("a.csv", Self.trace(devices: devices))
+        let later = try directory.write("b.csv", "time,device,app,event\n1700650000,dev-1,news,launch\n")
+        let url = database.url, sqlitePath = directory.path + "/s.sqlite"
+        struct Seen: Sendable {
+            var sqlite: [[Prediction]] = [], fromStore: [[Prediction]] = [], fromMemory: [[Prediction]] = []
+            var sqliteAfter: [[Prediction]] = [], after: [[Prediction]] = []
+            var counts: [Int] = [], countsAfter: [Int] = [], sqliteInMemory = 0
+        }
+        let seen = try await offThread { () throws -> Seen in
+            var seen = Seen()
+            let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
+            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+            for service in [writer, sqlite] {
+                _ = try service.ingest(file: first, name: "a")
+                try service.foldPending()
+                _ = try service.keepSchedulersCurrent()
+            }
+            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
+                try devices.map { device in
+                    var request = PredictionRequest()
+                    request.device = device
+                    request.at = 1_700_656_260
+                    return try service.plan(request)
+                }
+            }
+            seen.sqlite = try plans(sqlite)
+            seen.fromStore = try plans(reader)
+            seen.fromMemory = try plans(reader)
+            let counts = reader.plansInMemory
+            seen.counts = [counts.tables, counts.answered]
+            // dev-1 opened news after the tables were planned, ingested by the other process;
+            // asked at once, before any fold or warm-up.
+            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
+            seen.sqliteAfter = try plans(sqlite)
+            seen.after = try plans(reader)
+            let countsAfter = reader.plansInMemory
+            seen.countsAfter = [countsAfter.answered - counts.answered]
+            seen.sqliteInMemory = sqlite.plansInMemory.checks
+            return seen
+        }
+        #expect(seen.fromStore == seen.sqlite)
+        #expect(seen.fromMemory == seen.sqlite)
+        #expect(seen.counts == [3, 3], "the second round came from memory")
+        #expect(seen.after == seen.sqliteAfter)
+        #expect(seen.after[1] != seen.sqlite[1], "dev-1's plan changed with its new launch")
+        #expect(seen.countsAfter == [2], "the two other devices still from memory")
+        #expect(seen.sqliteInMemory == 0, "an SQLite service reads its file")
+    }
 }

@@ -18,6 +18,9 @@ struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Values held.
     var count: Int { entries.count }
 
+    /// Whether a value is kept for `key` (not a use).
+    func contains(_ key: Key) -> Bool { entries[key] != nil }
+
     /// The value kept for `key`, if any; counts as a use.
     mutating func value(for key: Key) -> Value? {
         guard let entry = entries[key] else { return nil }

@@ -46,6 +46,12 @@ package final class FetchCastService: Sendable {
     private let now: @Sendable () -> Double
     /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
     fileprivate let answeredAhead = Atomic<Int>(0)
+    /// Plans kept ahead in memory too (a store a round trip away), or `nil`.
+    private let inMemory: PlansInMemory?
+    /// Readers in use at most (``ServiceStorage/maxReaders``), or `nil`: no limit.
+    private let readerTurns: FairTurns?
+    /// The connection their checks run on (opened on first use; one check at a time).
+    private let checker = Mutex<Checker?>(nil)
     /// The warm-up's connection (opened on first use), apart from the writer's so that an
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
     private let warmer = Mutex<Warmer?>(nil)
@@ -67,6 +73,8 @@ package final class FetchCastService: Sendable {
         self.storage = storage
         self.now = now
         writer = Mutex(Writer(store: try storage.open(true)))
+        inMemory = storage.plansInMemoryBytes > 0 ? PlansInMemory(capacityBytes: storage.plansInMemoryBytes) : nil
+        readerTurns = storage.maxReaders.map { FairTurns(count: $0) }
     }
 
     // MARK: Ingest
@@ -135,7 +143,7 @@ package final class FetchCastService: Sendable {
     @discardableResult
     package func keepSchedulersCurrent(shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
         try warmer.withLock { warmer in
-            if warmer == nil { warmer = try Warmer(store: try storage.open(false), cache: cache) }
+            if warmer == nil { warmer = Warmer(store: try storage.open(false), cache: cache) }
             return try warmer!.repository.keepSchedulersCurrent(shouldStop: shouldStop)
         }
     }
@@ -152,9 +160,17 @@ package final class FetchCastService: Sendable {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
         var request = request
         if request.at == nil { request.at = now() }
+        // The device's plans kept ahead by the warm-up, while they are exactly these: from
+        // memory after a check of the store, without a reader, when this service keeps them there.
+        if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let planned = try inMemory.plan(
+            device: name, from: start, count: request.count, check: checkChanges,
+            read: { try self.withReader { try $0.repository.precomputedPlanKeeping(request) } })
+        {
+            answeredAhead.add(1, ordering: .relaxed)
+            return planned
+        }
         return try withReader { reader in
-            // The device's plans kept ahead by the warm-up, while they are exactly these.
-            if let planned = try reader.repository.precomputedPlan(request) {
+            if inMemory == nil, let planned = try reader.repository.precomputedPlan(request) {
                 answeredAhead.add(1, ordering: .relaxed)
                 return planned
             }
@@ -162,6 +178,22 @@ package final class FetchCastService: Sendable {
             try Self.check(request, in: snapshot)
             return try Predictor.predict(request, snapshot: snapshot)
         }
+    }
+
+    /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),
+    /// on a connection of its own: plans waiting for the check hold no reader.
+    private func checkChanges(_ last: Int64) throws -> ModelRepository.PlanChanges? {
+        try checker.withLock { checker in
+            if checker == nil { checker = Checker(store: try storage.open(false)) }
+            return try checker!.repository.changesSince(last)
+        }
+    }
+
+    /// Plans kept ahead held in memory: how many tables, about how many bytes, plans answered
+    /// from them and checks of the store (every count 0 when this service keeps none there).
+    package var plansInMemory: (tables: Int, bytes: Int, answered: Int, checks: Int) {
+        let counts = inMemory?.counts ?? PlansInMemory.Counts()
+        return (counts.tables, counts.bytes, counts.answered, counts.checks)
     }
 
     /// Every planned fetch of every device in [`from`, `to`), a batch of devices at a time (in
@@ -330,6 +362,13 @@ package final class FetchCastService: Sendable {
         }
     }
 
+    /// The connection plans kept in memory check the store on.
+    private final class Checker: @unchecked Sendable {  // used under the service's lock
+        let repository: ModelRepository
+
+        init(store: any ServiceStore) { repository = ModelRepository(modelStore: store) }
+    }
+
     /// The warm-up's connection: reads like a reader, saves caught-up schedulers (at the CLI's
     /// durability: they are derived, and rebuilt when lost).
     private final class Warmer: @unchecked Sendable {  // used under the service's lock
@@ -347,13 +386,21 @@ package final class FetchCastService: Sendable {
     }
 
     /// A pooled reader, or a new one when every pooled reader is in use.
+    /// Waits while ``ServiceStorage/maxReaders`` readers are in use.
     private func takeReader() throws -> Reader {
+        readerTurns?.take()
         if let reader = readers.withLock({ $0.popLast() }) { return reader }
-        return Reader(store: try storage.open(false), cache: cache, schedulers: schedulers)
+        do {
+            return Reader(store: try storage.open(false), cache: cache, schedulers: schedulers)
+        } catch {
+            readerTurns?.giveBack()
+            throw error
+        }
     }
 
     fileprivate func giveBack(_ reader: Reader) {
         readers.withLock { $0.append(reader) }
+        readerTurns?.giveBack()
     }
 
     private func withReader<T>(_ body: (Reader) throws -> T) throws -> T {

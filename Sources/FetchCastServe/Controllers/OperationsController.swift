@@ -12,6 +12,9 @@ struct OperationsController {
     let storeBytes: Prometheus.Gauge
     /// Counts ``FetchCastService/plansAnsweredAhead``, brought up to date at each scrape.
     let plansAhead: ScrapedCount
+    /// Of those, answered from the tables kept in memory; and the checks of the store they waited for.
+    let plansFromMemory: ScrapedCount
+    let planChecks: ScrapedCount
 
     /// Routes that need no token.
     func addOpenRoutes(to group: RecordedGroup) {
@@ -43,6 +46,9 @@ struct OperationsController {
     @Sendable func metrics(request: Request, context: Context) async throws -> Response {
         storeBytes.set(service.storeBytes)
         plansAhead.update(to: service.plansAnsweredAhead)
+        let memory = service.plansInMemory
+        plansFromMemory.update(to: memory.answered)
+        planChecks.update(to: memory.checks)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
     }

@@ -93,6 +93,16 @@ package protocol ModelStore: AnyObject {
     /// transaction instead. `body` must not write.
     func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T?
 
+    /// Runs `body`, without a transaction, on what changed since the store's last event was
+    /// `afterID`, for a process that keeps what it read in memory: the states of `keys` and the
+    /// last event's number `n`, from one snapshot (as ``withOneRead(keys:device:_:)`` reads them),
+    /// and, passed to `body`, for every device with events in a file whose events start in
+    /// [`afterID`, `n`) (0 for events of every device), the largest such start: the device has
+    /// events after any number not above it. A file starting at `n` or later is not one of those
+    /// (the next call, from `n`, sees it). `nil` when the engine does not (an engine in process),
+    /// inside a transaction, or when `body` read anything else.
+    func withChanges<T>(afterID: Int64, keys: [String], _ body: (_ touched: [Int64: Int64]) throws -> T) throws -> T?
+
     /// Runs `body` while this connection holds the warm-up's turn among every process on the
     /// store, so that no two warm devices at once; a process that dies gives the turn up. While
     /// another holds it, asks `shouldStop` every few hundred milliseconds and returns `nil` when
@@ -104,6 +114,8 @@ extension ModelStore {
     package func prefetchModelStates(keys: [String], device: Int64?) throws {}
 
     package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? { nil }
+
+    package func withChanges<T>(afterID: Int64, keys: [String], _ body: (_ touched: [Int64: Int64]) throws -> T) throws -> T? { nil }
 
     package func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () throws -> T) throws -> T? { try body() }
 

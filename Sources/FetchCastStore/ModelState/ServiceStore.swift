@@ -31,6 +31,13 @@ package struct ServiceStorage: Sendable {
     package var location: String
     /// Opens a connection; `writer` for the one that ingests and folds.
     package var open: @Sendable (_ writer: Bool) throws -> any ServiceStore
+    /// About how many bytes of plans kept ahead a service keeps in memory, answering from them
+    /// after one shared check of the store: for a store a round trip away (0: none, every plan
+    /// reads the store).
+    package var plansInMemoryBytes = 0
+    /// The most reader connections open at once (a reader wanted beyond waits for one to be
+    /// given back); `nil`: one per thread that reads at once.
+    package var maxReaders: Int?
 
     /// Creates storage from an opener.
     package init(location: String, open: @escaping @Sendable (_ writer: Bool) throws -> any ServiceStore) {

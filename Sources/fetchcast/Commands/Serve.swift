@@ -44,9 +44,14 @@ extension FetchCast {
         var requestDeadline = 10.0
 
         @Option(help: ArgumentHelp(
-            "Reads (plans, models, pages of devices) answered at once, each on a thread with its own connection to the store. Default: 2 on SQLite (a read keeps a core busy), twice the cores on PostgreSQL (a read also waits for the server).",
+            "Reads (plans, models, pages of devices) answered at once, each on a thread. Default: 2 on SQLite (a read keeps a core busy, on a connection of its own); on PostgreSQL 16 threads a core, sharing twice the cores' connections (a read waits for the server, a plan answered from memory for a check shared by the plans asked meanwhile), or twice the cores with --plans-in-memory 0.",
             valueName: "n"))
         var readThreads: Int?
+
+        @Option(help: ArgumentHelp(
+            "On PostgreSQL: plans kept ahead held in this process's memory, answered after one check of the database shared by every plan asked meanwhile (a plan asked after a POST to any server returned still includes its events). Default 64MiB; 0 reads every plan from the database. SQLite reads its file, in process.",
+            valueName: "size"))
+        var plansInMemory: String?
 
         @Flag(help: "Serve without tokens: every request may do everything (numeric loopback addresses only: 127.0.0.0/8, ::1).")
         var insecureNoAuth = false
@@ -70,6 +75,9 @@ extension FetchCast {
             }
             try Limits.requestDeadlineSeconds.validate(requestDeadline, flag: "--request-deadline")
             if let readThreads, !(1...256).contains(readThreads) { throw ValidationError("--read-threads must be from 1 to 256.") }
+            if let plansInMemory, plansInMemory != "0", Self.bytes(plansInMemory) == nil {
+                throw ValidationError("--plans-in-memory '\(plansInMemory)' is not a size; write it as 0, 16777216, 64MiB or 1GiB.")
+            }
             guard maxEvents > 0 else { throw ValidationError("--max-events must be at least 1.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
             guard Self.bytes(maxBody) != nil else {
@@ -82,13 +90,19 @@ extension FetchCast {
             if store.isPostgres {
                 do {
                     configuration.storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: store.path))
+                    if let plansInMemory { configuration.storage?.plansInMemoryBytes = Self.bytes(plansInMemory) ?? 0 }
                 } catch {
                     throw FetchCast.fail("\(error)")
                 }
                 // Bodies are spooled in a directory of this process's own: several servers on
                 // one database may share a machine, and each removes its stale spools at start.
                 configuration.spoolDirectory = try Self.privateSpoolDirectory()
-                configuration.readThreads = 2 * ProcessInfo.processInfo.activeProcessorCount
+                // A read waits for the server, and a plan answered from memory waits for a check
+                // shared by every plan asked meanwhile, holding no connection: many threads, few
+                // connections.
+                let cores = ProcessInfo.processInfo.activeProcessorCount
+                configuration.storage?.maxReaders = 2 * cores
+                configuration.readThreads = (configuration.storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
             }
             if let readThreads { configuration.readThreads = readThreads }
             configuration.host = host

@@ -1,0 +1,159 @@
+import FetchCastStore
+
+/// Plans kept ahead, kept in this process's memory as well, for a store a round trip away
+/// (PostgreSQL): a plan is answered from memory after one shared check of what changed.
+///
+/// Before answering, a request waits for a check of the store that *started after it
+/// arrived* (``ModelRepository/changesSince(_:)``, one statement: the last event's number, the
+/// prior epoch, and the devices of the files added since the previous check). One thread runs
+/// each check; every request that arrived before it started shares it. So a plan asked after a
+/// `POST` to any process on the database returned includes those events, as a plan read from
+/// the store would, while the store sees one small statement per check instead of one per plan.
+///
+/// A table kept answers while the prior epoch is the one it was planned in and neither its
+/// device nor every device has a file of events from its `since` on: the checks record, for
+/// every device with new files, the largest first event of those files (from the first check
+/// on; a table is kept only when it was read after the first check). Otherwise the plan is
+/// read from the store as before, and the table read is kept.
+final class PlansInMemory: @unchecked Sendable {  // `state` only under `condition`'s lock
+    private let condition = ThreadCondition()
+    private var state: State
+
+    /// Keeps up to about `capacityBytes` of tables.
+    init(capacityBytes: Int) {
+        state = State(tables: BoundedCache(capacityBytes: capacityBytes))
+    }
+
+    private struct State {
+        /// Checks started, and finished, since the start.
+        var started: UInt64 = 0
+        var finished: UInt64 = 0
+        var running = false
+        /// The first check's last event: changes are known from it on.
+        var origin: Int64?
+        /// The last check's.
+        var last: Int64 = 0
+        var epoch: PlanEpoch?
+        /// For each device with files since `origin` (0: every device), their largest first event.
+        var touched: [Int64: Int64] = [:]
+        /// Tables by device name.
+        var tables: BoundedCache<String, KeptPlanTable>
+        /// Plans answered from them.
+        var answered = 0
+    }
+
+    /// The plan of `name` from `start` (a request plan tables keep) from a table in memory, after
+    /// a check of the store that started after this call; else read from the store by `read`
+    /// (``ModelRepository/precomputedPlanKeeping(_:)``), and the table kept; `nil` when neither
+    /// has one, or the store does not answer `check`.
+    /// - Parameters:
+    ///   - check: Reads what changed since a last event's number (``ModelRepository/changesSince(_:)``);
+    ///     run by one waiting thread at a time, on its own connection.
+    ///   - read: Reads the device's table from the store.
+    func plan(
+        device name: String, from start: Double, count: Int,
+        check: (Int64) throws -> ModelRepository.PlanChanges?,
+        read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) throws -> [Prediction]? {
+        // A device without a table here is read from the store at once: that read is as fresh
+        // as a check (once the first check has run, which the keeping needs).
+        condition.lock()
+        let held = state.origin == nil || state.tables.contains(name)
+        condition.unlock()
+        let found = held ? try awaitCheck(check, then: { state in state.tables.value(for: name).flatMap { Self.answers($0, in: state) ? $0 : nil } }) : .some(nil)
+        if case let table?? = found, let plan = table.predictions(device: name, from: start, count: count) {
+            condition.lock()
+            state.answered += 1
+            condition.unlock()
+            return plan
+        }
+        guard let (plan, table) = try read() else { return nil }
+        guard found != nil else { return plan }  // the store does not answer checks: nothing is kept
+        condition.lock()
+        // Only a table read after the first check (the checks from the one before its read on see
+        // every file after it), of the epoch the last check found.
+        let keeps = state.origin.map { table.read >= $0 } == true && table.epoch == state.epoch
+        let dropped = keeps ? state.tables.keep(table, for: name, cost: table.table.count + name.utf8.count + 128) : []
+        condition.unlock()
+        _ = dropped  // released here, after the lock
+        return plan
+    }
+
+    /// What it did so far.
+    struct Counts: Sendable, Equatable {
+        /// Tables kept, and about how many bytes they take.
+        var tables = 0, bytes = 0
+        /// Plans answered from a table in memory.
+        var answered = 0
+        /// Checks of the store.
+        var checks = 0
+    }
+
+    /// What it holds and did so far.
+    var counts: Counts {
+        condition.lock()
+        defer { condition.unlock() }
+        return Counts(tables: state.tables.count, bytes: state.tables.bytes, answered: state.answered, checks: Int(state.finished))
+    }
+
+    /// Whether `table` answers as of the last check.
+    private static func answers(_ table: KeptPlanTable, in state: State) -> Bool {
+        guard let origin = state.origin, table.read >= origin, table.epoch == state.epoch, table.watermark <= state.last
+        else { return false }
+        return max(state.touched[table.device] ?? .min, state.touched[0] ?? .min) < table.since
+    }
+
+    /// Waits until a check that started after this call has finished (running it when no other
+    /// thread is), then returns `body`'s answer on the state it left; `nil` when the store does
+    /// not answer checks.
+    private func awaitCheck<T>(_ check: (Int64) throws -> ModelRepository.PlanChanges?, then body: (inout State) -> T) throws -> T? {
+        condition.lock()
+        defer { condition.unlock() }
+        let needed = state.started + 1
+        while state.finished < needed {
+            if state.running {
+                condition.wait()
+                continue
+            }
+            state.running = true
+            state.started += 1
+            let number = state.started
+            let after = state.last
+            // The store is read without the lock; whoever arrives meanwhile waits for the next.
+            condition.unlock()
+            let changes: ModelRepository.PlanChanges?
+            do {
+                changes = try check(after)
+            } catch {
+                condition.lock()
+                state.running = false
+                condition.broadcast()
+                throw error
+            }
+            condition.lock()
+            state.running = false
+            state.finished = number
+            condition.broadcast()
+            guard let changes else { return nil }
+            apply(changes)
+        }
+        return body(&state)
+    }
+
+    /// Records a check's answer (under the lock).
+    private func apply(_ changes: ModelRepository.PlanChanges) {
+        if state.origin == nil { state.origin = changes.last }
+        if changes.epoch != state.epoch {
+            state.epoch = changes.epoch
+            state.tables.removeAll()
+        }
+        if changes.last < state.last {
+            // Events forgotten: nothing known still holds.
+            state.tables.removeAll()
+            state.touched = [:]
+            state.origin = changes.last
+        }
+        state.last = changes.last
+        for (device, first) in changes.touched { state.touched[device] = max(state.touched[device] ?? .min, first) }
+    }
+}

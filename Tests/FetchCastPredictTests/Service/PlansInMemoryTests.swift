@@ -1,0 +1,139 @@
+import Dispatch
+import FetchCastTestSupport
+import Synchronization
+import Testing
+@testable import FetchCastPredict
+
+/// Plans kept ahead held in a server's memory: answered after a check of the store that began
+/// after the request, and only while the store says nothing made them stale.
+struct PlansInMemoryTests {
+    private static let epoch = PlanEpoch(watermark: 50, tag: 7)
+
+    /// A table for device 1 planned when the store held 90 events, read at 100: from any start
+    /// in (1000, 2000] it plans news at 1500.
+    private static func kept(read: Int64 = 100, since: Int64 = 90, epoch: PlanEpoch = epoch) -> KeptPlanTable {
+        let fetch = Prediction(device: "d", app: "news", fetchAt: "t", fetchAtUnix: 1500, launchProbability: 0.5, newDataProbability: 0.5, reason: "r")
+        let table = PlanTable(after: 1000, segments: [PlanTable.Segment(through: 2000, predictions: [fetch])])
+        return KeptPlanTable(device: 1, table: table.binaryEncoded(), since: since, watermark: since, epoch: epoch, read: read)
+    }
+
+    /// What the store answers, and how often it was asked.
+    private final class FakeStore: @unchecked Sendable {  // under `lock`
+        let lock = Mutex(())
+        var changes: [ModelRepository.PlanChanges] = []
+        var asked: [Int64] = []
+        var reads = 0
+        var table: KeptPlanTable? = PlansInMemoryTests.kept()
+
+        func check(_ after: Int64) -> ModelRepository.PlanChanges? {
+            lock.withLock { _ in
+                asked.append(after)
+                return changes.count > 1 ? changes.removeFirst() : changes[0]
+            }
+        }
+
+        func read() -> (plan: [Prediction], table: KeptPlanTable)? {
+            lock.withLock { _ in
+                reads += 1
+                return table.map { ($0.predictions(device: "d", from: 1200, count: .max)!, $0) }
+            }
+        }
+    }
+
+    private func plan(_ memory: PlansInMemory, _ store: FakeStore) throws -> [Prediction]? {
+        try memory.plan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
+    }
+
+    @Test func answersFromMemoryUntilTheDeviceOrEveryDeviceHasNewFiles() throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        let first = try plan(memory, store)
+        #expect(first?.map(\.fetchAtUnix) == [1500])
+        #expect(store.reads == 1 && memory.counts.tables == 1 && memory.counts.answered == 0)
+        #expect(try plan(memory, store) == first)
+        #expect(store.reads == 1 && memory.counts.answered == 1, "the second plan came from memory")
+        #expect(store.asked == [0, 100], "each check asks from the last one's last event")
+
+        // Another device's new file changes nothing; this device's does.
+        store.changes = [.init(last: 120, touched: [2: 100], epoch: Self.epoch)]
+        #expect(try plan(memory, store) == first)
+        #expect(store.reads == 1)
+        store.changes = [.init(last: 130, touched: [1: 120], epoch: Self.epoch)]
+        store.table = nil  // the store's table is stale too: no plan kept ahead
+        #expect(try plan(memory, store) == nil)
+        #expect(store.reads == 2)
+
+        // A fresh table read after that file answers again; a file for every device ends it.
+        store.table = Self.kept(read: 130, since: 130)
+        #expect(try plan(memory, store) == first && store.reads == 3)
+        #expect(try plan(memory, store) == first && store.reads == 3)
+        store.changes = [.init(last: 140, touched: [0: 130], epoch: Self.epoch)]
+        _ = try plan(memory, store)
+        #expect(store.reads == 4)
+
+        // A device without a table in memory is read from the store without waiting for a check.
+        let checks = memory.counts.checks
+        _ = try memory.plan(device: "other", from: 1200, count: .max, check: store.check, read: store.read)
+        #expect(store.reads == 5 && memory.counts.checks == checks)
+    }
+
+    @Test func aNewPriorEpochOrFewerEventsDropsWhatWasKept() throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        _ = try plan(memory, store)
+        _ = try plan(memory, store)
+        #expect(store.reads == 1)
+        let next = PlanEpoch(watermark: 100, tag: 8)
+        store.changes = [.init(last: 100, touched: [:], epoch: next)]
+        store.table = Self.kept(read: 100, since: 90, epoch: next)
+        _ = try plan(memory, store)
+        #expect(store.reads == 2, "the table of the previous epoch is not used")
+        _ = try plan(memory, store)
+        #expect(store.reads == 2)
+        store.changes = [.init(last: 80, touched: [:], epoch: next)]
+        _ = try plan(memory, store)
+        #expect(store.reads == 3, "fewer events than the table was planned with: read again")
+    }
+
+    @Test func aTableReadBeforeTheFirstCheckIsNotKept() throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        store.table = Self.kept(read: 99)  // read from an older snapshot than the checks know
+        _ = try plan(memory, store)
+        _ = try plan(memory, store)
+        #expect(store.reads == 2 && memory.counts.tables == 0)
+    }
+
+    /// A plan asked while a check is under way waits for the next one: the check under way may
+    /// have read the store before the events the asker knows of (a `POST` that returned).
+    @Test func aPlanWaitsForACheckThatBeganAfterItWasAsked() async throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        _ = try plan(memory, store)
+        #expect(store.reads == 1)
+        // The next check blocks until released; the one after it sees a new file of device 1.
+        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let blocked = Atomic<Bool>(true)
+        let check: @Sendable (Int64) -> ModelRepository.PlanChanges? = { after in
+            if blocked.exchange(false, ordering: .relaxed) {
+                inCheck.signal()
+                release.wait()
+                return store.check(after)
+            }
+            return .init(last: 110, touched: [1: 100], epoch: Self.epoch)
+        }
+        let read: @Sendable () -> (plan: [Prediction], table: KeptPlanTable)? = { store.read() }
+        async let first = offThread { try memory.plan(device: "d", from: 1200, count: .max, check: check, read: read) }
+        try await offThread { inCheck.wait() }
+        async let second = offThread { try memory.plan(device: "d", from: 1200, count: .max, check: check, read: read) }
+        try await Task.sleep(for: .milliseconds(100))  // the second asks while the first's check is under way
+        release.signal()
+        _ = try await (first, second)
+        #expect(memory.counts.checks == 3, "the second plan waited for a check of its own")
+        #expect(store.reads == 2, "and that check made it read the store again")
+    }
+}
