@@ -13,8 +13,10 @@ extension PostgresEventLog {
     /// do; readers are never blocked. A file whose hash the database holds adds nothing; a bad
     /// row (without ``Ingestor/Options/skipInvalid``) or a failure rolls everything back.
     ///
-    /// Rows whose events the database already holds from another file are added again (as
-    /// SQLite's `--keep-duplicates` does): this engine does not look for them yet.
+    /// Rows whose events the database already holds from an earlier file are skipped and
+    /// counted, as on SQLite (``PostgresDuplicateFilter``), unless
+    /// ``Ingestor/Options/keepsDuplicates``: a query and a `COPY` a batch then, instead of one
+    /// `COPY` for the file, when the database holds events.
     /// - Complexity: O(rows) time; memory O(devices × apps + device-days), not O(rows).
     public func append(path: String, name: String?, options: Ingestor.Options) async throws -> FileIngestResult {
         let started = WallClock.monotonic()
@@ -71,15 +73,36 @@ extension PostgresEventLog {
         var rejected: Int64 = 0
         var lastProgress = started
         var summary: TraceReader.Summary?
-        // One COPY for all of the file's events: the rows of a batch are sent while the server
-        // still inserts those before (no round trip per batch), and the next batch is parsed on
-        // the source's thread meanwhile. Names are stored after it, in the same transaction.
+        // Rows the database already holds from earlier files are looked for (a query a batch)
+        // unless kept, and only when it holds events.
+        var duplicates: PostgresDuplicateFilter?
+        if !options.keepsDuplicates, try await scalar("SELECT \(unescaped: PostgresModelStore.lastEvent)", on: c) > 0 {
+            duplicates = PostgresDuplicateFilter(fileID: fileID)
+        }
         var ended = false
         defer { sourceEnded = ended }
-        try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
+        var order: [Int] = []
+        /// A batch's rows to add (those `keep` says, or all), by device, then line: consecutive
+        /// index entries of `event_log` then fall on the same leaf pages (the file's order is
+        /// time, which spreads them over every device's).
+        func encoded(_ batch: [EncodedEvent], devices deviceIDs: [Int64], apps appIDs: [Int64], keep: [Bool]?) -> ByteBuffer {
+            order.removeAll(keepingCapacity: true)
+            order.append(contentsOf: batch.indices)
+            order.sort { deviceIDs[$0] != deviceIDs[$1] ? deviceIDs[$0] < deviceIDs[$1] : $0 < $1 }
             var rows = ByteBuffer()
-            var order: [Int] = []
-            receive: while true {
+            rows.reserveCapacity(batch.count * 80)
+            for i in order where keep?[i] ?? true {
+                let e = batch[i]
+                CopyText.appendEvent(e, device: deviceIDs[i], file: fileID, app: appIDs[i], to: &rows)
+                aggregates.add(e)
+            }
+            return rows
+        }
+        /// The next batch with events, its names recorded (ids in the rows' order first: a name
+        /// first seen here is numbered, `seq`, in the order of its first event, as SQLite numbers
+        /// it) and its rejects reported; `nil` at the end.
+        func nextBatch() throws -> (events: [EncodedEvent], devices: [Int64], apps: [Int64], bytesRead: Int64)? {
+            while true {
                 switch source.next() {
                 case .failure(let error):
                     ended = true
@@ -87,7 +110,7 @@ extension PostgresEventLog {
                 case .end(let end):
                     ended = true
                     summary = end
-                    break receive
+                    return nil
                 case .batch(let parsed):
                     for r in parsed.rejects {
                         rejected += 1
@@ -95,36 +118,47 @@ extension PostgresEventLog {
                     }
                     names.add(parsed.newNames)
                     guard !parsed.events.isEmpty else { continue }
-                    // A batch's rows go in by device, then line: consecutive index entries of
-                    // `event_log` then fall on the same leaf pages (the file's order is time,
-                    // which spreads them over every device's).
-                    order.removeAll(keepingCapacity: true)
-                    order.append(contentsOf: parsed.events.indices)
-                    // Ids in the rows' order first: a name first seen here is numbered (`seq`) in
-                    // the order of its first event, as SQLite numbers it.
-                    let deviceIDs = parsed.events.map { names.deviceID($0.device) }
-                    let appIDs = parsed.events.map { names.appID($0.app) }
-                    order.sort { deviceIDs[$0] != deviceIDs[$1] ? deviceIDs[$0] < deviceIDs[$1] : $0 < $1 }
-                    rows.clear()
-                    rows.reserveCapacity(parsed.events.count * 80)
-                    for i in order {
-                        let e = parsed.events[i]
-                        CopyText.appendEvent(e, device: deviceIDs[i], file: fileID, app: appIDs[i], to: &rows)
-                        aggregates.add(e)
-                    }
-                    try await writer.write(rows)
-                    events += Int64(parsed.events.count)
-                    if let onProgress = options.onProgress {
-                        let now = WallClock.monotonic()
-                        if now - lastProgress >= 0.2 {
-                            lastProgress = now
-                            onProgress(IngestProgress(path: path, bytesRead: parsed.bytesRead, totalBytes: size,
-                                                      events: events, seconds: now - started))
-                        }
-                    }
+                    return (parsed.events, parsed.events.map { names.deviceID($0.device) }, parsed.events.map { names.appID($0.app) },
+                            parsed.bytesRead)
                 }
             }
         }
+        func progress(_ bytesRead: Int64) {
+            guard let onProgress = options.onProgress else { return }
+            let now = WallClock.monotonic()
+            if now - lastProgress >= 0.2 {
+                lastProgress = now
+                onProgress(IngestProgress(path: path, bytesRead: bytesRead, totalBytes: size, events: events, seconds: now - started))
+            }
+        }
+        if var filter = duplicates {
+            // A COPY a batch, after the batch's query (a query cannot run inside a COPY).
+            while let batch = try nextBatch() {
+                let keep = try await filter.newEvents(batch.events, devices: batch.devices, apps: batch.apps, on: c, logger: logger)
+                let chunk = encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: keep)
+                events += Int64(keep.map { $0.count { $0 } } ?? batch.events.count)
+                if chunk.readableBytes > 0 {
+                    try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
+                        try await writer.write(chunk)
+                    }
+                }
+                progress(batch.bytesRead)
+            }
+            duplicates = filter
+        } else {
+            // One COPY for all of the file's events: the rows of a batch are sent while the
+            // server still inserts those before (no round trip per batch), and the next batch is
+            // parsed on the source's thread meanwhile. Names are stored after it, in the same
+            // transaction.
+            try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
+                while let batch = try nextBatch() {
+                    try await writer.write(encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: nil))
+                    events += Int64(batch.events.count)
+                    progress(batch.bytesRead)
+                }
+            }
+        }
+        let skipped = duplicates?.skipped ?? 0
         if let (a, b, id) = names.collision {
             throw StoreError(path: location, message: "the names '\(a)' and '\(b)' have the same id \(id) (a 63-bit hash collision); this database cannot hold both")
         }
@@ -154,7 +188,7 @@ extension PostgresEventLog {
                 try await writer.write(chunk)
             }
         }
-        if events == 0 && rejected == 0 && !options.recordsEmptyFiles {
+        if events == 0 && rejected == 0 && skipped == 0 && !options.recordsEmptyFiles {
             // Rolled back: nothing to record.
             throw AlreadyIngested(result: FileIngestResult(
                 path: path, sha256: hash, status: .ingested, events: 0, duplicates: 0, rejected: 0, bytes: end.bytesRead,
@@ -176,7 +210,7 @@ extension PostgresEventLog {
                 path: path, sha256: hash, status: .alreadyIngested, events: 0, duplicates: 0, rejected: 0,
                 bytes: end.bytesRead, seconds: WallClock.monotonic() - started, format: format, gzip: end.isGzip))
         }
-        return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, duplicates: 0, rejected: rejected,
+        return FileIngestResult(path: path, sha256: hash, status: .ingested, events: events, duplicates: skipped, rejected: rejected,
                                 bytes: end.bytesRead, seconds: WallClock.monotonic() - started, format: format, gzip: end.isGzip)
     }
 

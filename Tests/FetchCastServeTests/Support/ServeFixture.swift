@@ -147,7 +147,7 @@ extension TestResponse {
 
 /// The JSON bodies the tests read.
 struct ErrorBody: Decodable { var error: String; var line: Int?; var column: Int? }
-struct IngestBody: Decodable { var events: Int64; var duplicate: Bool; var file: String }
+struct IngestBody: Decodable { var events: Int64; var duplicate: Bool; var duplicates: Int64?; var file: String }
 struct PlanBody: Decodable {
     struct Fetch: Decodable, Hashable {
         var device: String
