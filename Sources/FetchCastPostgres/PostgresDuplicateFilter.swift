@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastStore
 import Logging
 import PostgresNIO
 
@@ -80,8 +81,8 @@ struct PostgresDuplicateFilter {
         {
             let event = StoredEvent(file: row.12, line: row.13)
             guard !matched.contains(event) else { continue }
-            let key = Key(device: row.0, time: row.1, offset: row.2, app: row.3, kind: row.4, result: row.5, bytes: row.6,
-                          duration: row.7, network: row.8, power: row.9, battery: row.10, lowPower: row.11)
+            let key = Key(device: row.0, time: row.1, offset: row.2, app: row.3, kind: row.4, columns: StoredColumns(
+                result: row.5, bytes: row.6, duration: row.7, network: row.8, power: row.9, battery: row.10, lowPower: row.11))
             stored[key, default: []].append(event)
         }
         guard !stored.isEmpty else { return nil }
@@ -98,32 +99,16 @@ struct PostgresDuplicateFilter {
     /// What makes two events the same: every column of `event_log` but the file and line.
     private struct Key: Hashable {
         var device: Int64, time: Int64, offset: Int64, app: Int64, kind: Int64
-        var result: Int64?, bytes: Int64?, duration: Int64?
-        var network: Int64?, power: Int64?, battery: Int64?, lowPower: Int64?
+        var columns: StoredColumns
 
-        init(device: Int64, time: Int64, offset: Int64, app: Int64, kind: Int64, result: Int64?, bytes: Int64?, duration: Int64?,
-             network: Int64?, power: Int64?, battery: Int64?, lowPower: Int64?)
-        {
-            (self.device, self.time, self.offset, self.app, self.kind) = (device, time, offset, app, kind)
-            (self.result, self.bytes, self.duration) = (result, bytes, duration)
-            (self.network, self.power, self.battery, self.lowPower) = (network, power, battery, lowPower)
+        init(device: Int64, time: Int64, offset: Int64, app: Int64, kind: Int64, columns: StoredColumns) {
+            (self.device, self.time, self.offset, self.app, self.kind, self.columns) = (device, time, offset, app, kind, columns)
         }
 
-        /// The columns an append writes for `e` (``CopyText/appendEvent(_:device:file:app:to:)``:
-        /// a `state` row's conditions, any other row's result, bytes and duration).
+        /// The columns an append writes for `e` (``CopyText/appendEvent(_:device:file:app:to:)``).
         init(_ e: EncodedEvent, device: Int64, app: Int64) {
-            (self.device, time, offset, self.app, kind) = (device, e.timeMicros, Int64(e.utcOffsetSeconds), app, Int64(e.kind.rawValue))
-            if e.kind == .state {
-                let c = e.conditions
-                network = c.network.map { Int64($0.rawValue) }
-                power = c.power.map { Int64($0.rawValue) }
-                battery = c.battery.map { Int64($0) }
-                lowPower = c.lowPower.map { $0 ? 1 : 0 }
-            } else {
-                result = e.result.map { Int64($0.rawValue) }
-                bytes = e.bytes
-                duration = e.durationMs
-            }
+            self.init(device: device, time: e.timeMicros, offset: Int64(e.utcOffsetSeconds), app: app, kind: Int64(e.kind.rawValue),
+                      columns: StoredColumns(e))
         }
     }
 }

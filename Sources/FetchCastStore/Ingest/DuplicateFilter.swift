@@ -86,42 +86,20 @@ struct DuplicateFilter {
     /// What makes two events the same: every column of `event_log` but the id, file and line.
     private struct Key: Hashable {
         var time: Int64, offset: Int64, app: Int64, kind: Int64
-        var result: Int64?, bytes: Int64?, duration: Int64?
-        var network: Int64?, power: Int64?, battery: Int64?, lowPower: Int64?
+        var columns: StoredColumns
 
-        /// The columns `Ingestor` writes for `e` (a `state` row: its conditions; any other:
-        /// result, bytes, duration).
+        /// The columns `Ingestor` writes for `e`.
         init(_ e: EncodedEvent, app: Int64) {
-            time = e.timeMicros
-            offset = Int64(e.utcOffsetSeconds)
-            self.app = app
-            kind = Int64(e.kind.rawValue)
-            if e.kind == .state {
-                let c = e.conditions
-                network = c.network.map { Int64($0.rawValue) }
-                power = c.power.map { Int64($0.rawValue) }
-                battery = c.battery.map { Int64($0) }
-                lowPower = c.lowPower.map { $0 ? 1 : 0 }
-            } else {
-                result = e.result.map { Int64($0.rawValue) }
-                bytes = e.bytes
-                duration = e.durationMs
-            }
+            (time, offset, self.app, kind) = (e.timeMicros, Int64(e.utcOffsetSeconds), app, Int64(e.kind.rawValue))
+            columns = StoredColumns(e)
         }
 
         /// The columns of a row of ``DuplicateFilter/columns`` (after its id).
         init(_ s: Statement) {
-            time = s.int(1)
-            offset = s.int(2)
-            app = s.int(3)
-            kind = s.int(4)
-            result = s.optionalInt(5)
-            bytes = s.optionalInt(6)
-            duration = s.optionalInt(7)
-            network = s.optionalInt(8)
-            power = s.optionalInt(9)
-            battery = s.optionalInt(10)
-            lowPower = s.optionalInt(11)
+            (time, offset, app, kind) = (s.int(1), s.int(2), s.int(3), s.int(4))
+            columns = StoredColumns(
+                result: s.optionalInt(5), bytes: s.optionalInt(6), duration: s.optionalInt(7), network: s.optionalInt(8),
+                power: s.optionalInt(9), battery: s.optionalInt(10), lowPower: s.optionalInt(11))
         }
     }
 

@@ -132,7 +132,7 @@ struct ServeBinaryTests {
             try? await ServeFixture.request(
                 port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
-        _ = server.waitForIngestInFlight()
+        let seenOpen = server.waitForIngestInFlight()
         server.kill9()
         let status = await post.value
 
@@ -154,7 +154,10 @@ struct ServeBinaryTests {
         // Killed before the commit, the spool is left; just after it (the 200 not yet sent), it
         // may already be removed (a machine under load can let the whole ingest finish between
         // the spool being seen open and the kill).
-        if status != .ok { #expect(try files.isEmpty ? spools().count == 1 : spools().count <= 1, "\(files.count) files") }
+        if status != .ok {
+            #expect(try files.isEmpty ? spools().count == 1 : spools().count <= 1,
+                    "\(files.count) files, status \(status.map { "\($0)" } ?? "none"), spool seen open: \(seenOpen)")
+        }
         let next = try Server(["--db", fixture.database, "--tokens", tokens], in: fixture)
         #expect(try spools().isEmpty)
         #expect(next.terminate() == 0)
