@@ -123,20 +123,23 @@ struct PlansKeptAheadTests {
     }
 
     /// A second service on the same database (another `serve` process) answers plans kept ahead
-    /// from its memory after one shared check, and a plan it is asked after the first service's
-    /// ingest returned includes those events: the same plans as an SQLite service's.
+    /// (one device's, and a sweep's) from its memory after one shared check, and a plan it is
+    /// asked after the first service's ingest returned includes those events: the same plans as
+    /// an SQLite service's. Two names that only look alike, with histories of their own, keep
+    /// tables of their own.
     @Test func plansInMemoryIncludeAnotherProcesssEventsOnceItsIngestReturned() async throws {
         let database = try await PostgresTestDatabase.create()
         defer { Task { await database.drop() } }
         let directory = try TemporaryDirectory()
-        let devices = ["dev-0", "dev-1", "dev-2"]
-        let first = try directory.write("a.csv", Self.trace(devices: devices))
+        let devices = ["dev-0", "dev-1", "dev-2", "\u{E9}", "e\u{301}"]
+        let first = try directory.write("a.csv", Self.trace(devices: devices) + "1700600000,e\u{301},news,launch\n")
         let later = try directory.write("b.csv", "time,device,app,event\n1700650000,dev-1,news,launch\n")
         let url = database.url, sqlitePath = directory.path + "/s.sqlite"
         struct Seen: Sendable {
             var sqlite: [[Prediction]] = [], fromStore: [[Prediction]] = [], fromMemory: [[Prediction]] = []
             var sqliteAfter: [[Prediction]] = [], after: [[Prediction]] = []
-            var counts: [Int] = [], countsAfter: [Int] = [], sqliteInMemory = 0
+            var sqliteSweep: [Prediction] = [], sweep: [Prediction] = [], sqliteSweepAfter: [Prediction] = [], sweepAfter: [Prediction] = []
+            var counts: [Int] = [], answeredAfter = 0, sweptFromMemory = 0, sqliteInMemory = 0
         }
         let seen = try await offThread { () throws -> Seen in
             var seen = Seen()
@@ -157,27 +160,40 @@ struct PlansKeptAheadTests {
                     return try service.plan(request)
                 }
             }
+            func sweep(_ service: FetchCastService) throws -> [Prediction] {
+                let sweep = try service.sweep(from: 1_700_656_260, to: 1_700_656_260 + 86_400, budget: PredictionRequest().budget, batchSize: 2)
+                var all: [Prediction] = []
+                while let batch = try sweep.next() { all += batch }
+                return all
+            }
             seen.sqlite = try plans(sqlite)
             seen.fromStore = try plans(reader)
             seen.fromMemory = try plans(reader)
             let counts = reader.plansInMemory
             seen.counts = [counts.tables, counts.answered]
+            (seen.sqliteSweep, seen.sweep) = (try sweep(sqlite), try sweep(reader))
+            seen.sweptFromMemory = reader.plansInMemory.answered - counts.answered
             // dev-1 opened news after the tables were planned, ingested by the other process;
             // asked at once, before any fold or warm-up.
             for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
             seen.sqliteAfter = try plans(sqlite)
+            let before = reader.plansInMemory.answered
             seen.after = try plans(reader)
-            let countsAfter = reader.plansInMemory
-            seen.countsAfter = [countsAfter.answered - counts.answered]
+            seen.answeredAfter = reader.plansInMemory.answered - before
+            (seen.sqliteSweepAfter, seen.sweepAfter) = (try sweep(sqlite), try sweep(reader))
             seen.sqliteInMemory = sqlite.plansInMemory.checks
             return seen
         }
         #expect(seen.fromStore == seen.sqlite)
         #expect(seen.fromMemory == seen.sqlite)
-        #expect(seen.counts == [3, 3], "the second round came from memory")
+        #expect(seen.sqlite[3] != seen.sqlite[4], "the two names that look alike have plans of their own")
+        #expect(seen.counts == [5, 5], "the second round came from memory")
+        #expect(!seen.sweep.isEmpty && seen.sweep == seen.sqliteSweep)
+        #expect(seen.sweptFromMemory == 5)
         #expect(seen.after == seen.sqliteAfter)
         #expect(seen.after[1] != seen.sqlite[1], "dev-1's plan changed with its new launch")
-        #expect(seen.countsAfter == [2], "the two other devices still from memory")
+        #expect(seen.answeredAfter == 4, "the other devices still from memory")
+        #expect(seen.sweepAfter == seen.sqliteSweepAfter && seen.sweepAfter != seen.sweep)
         #expect(seen.sqliteInMemory == 0, "an SQLite service reads its file")
     }
 }

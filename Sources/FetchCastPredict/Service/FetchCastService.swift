@@ -271,14 +271,35 @@ package final class FetchCastService: Sendable {
             start += batchSize
             var plans: [Int64: [Prediction]] = [:]
             var rest: [Int64] = []
-            for (id, name) in batch {
-                var one = request
-                one.device = name
-                if let kept = try reader.repository.precomputedPlan(one) {
-                    plans[id] = kept
-                    service.answeredAhead.add(1, ordering: .relaxed)
-                } else {
-                    rest.append(id)
+            var probe = request
+            probe.device = ""
+            if let inMemory = service.inMemory, let (_, start) = ModelRepository.keptAhead(probe) {
+                // From memory after one check for the batch (a round trip saved a device).
+                let found = try inMemory.plans(
+                    devices: batch.map(\.name), from: start, count: request.count, check: service.checkChanges,
+                    read: { name in
+                        var one = self.request
+                        one.device = name
+                        return try reader.repository.precomputedPlanKeeping(one)
+                    })
+                for ((id, _), kept) in zip(batch, found) {
+                    if let kept {
+                        plans[id] = kept
+                        service.answeredAhead.add(1, ordering: .relaxed)
+                    } else {
+                        rest.append(id)
+                    }
+                }
+            } else {
+                for (id, name) in batch {
+                    var one = request
+                    one.device = name
+                    if let kept = try reader.repository.precomputedPlan(one) {
+                        plans[id] = kept
+                        service.answeredAhead.add(1, ordering: .relaxed)
+                    } else {
+                        rest.append(id)
+                    }
                 }
             }
             if !rest.isEmpty {

@@ -36,8 +36,9 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
         var epoch: PlanEpoch?
         /// For each device with files since `origin` (0: every device), their largest first event.
         var touched: [Int64: Int64] = [:]
-        /// Tables by device name.
-        var tables: BoundedCache<String, KeptPlanTable>
+        /// Tables by device name, byte for byte (two names that only look alike, canonically
+        /// equivalent as Swift `String`s, are two devices).
+        var tables: BoundedCache<[UInt8], KeptPlanTable>
         /// Plans answered from them.
         var answered = 0
     }
@@ -58,9 +59,11 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
         // A device without a table here is read from the store at once: that read is as fresh
         // as a check (once the first check has run, which the keeping needs).
         condition.lock()
-        let held = state.origin == nil || state.tables.contains(name)
+        let held = state.origin == nil || state.tables.contains(Array(name.utf8))
         condition.unlock()
-        let found = held ? try awaitCheck(check, then: { state in state.tables.value(for: name).flatMap { Self.answers($0, in: state) ? $0 : nil } }) : .some(nil)
+        let found = held
+            ? try awaitCheck(check, then: { state in state.tables.value(for: Array(name.utf8)).flatMap { Self.answers($0, in: state) ? $0 : nil } })
+            : .some(nil)
         if case let table?? = found, let plan = table.predictions(device: name, from: start, count: count) {
             condition.lock()
             state.answered += 1
@@ -68,15 +71,50 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
             return plan
         }
         guard let (plan, table) = try read() else { return nil }
-        guard found != nil else { return plan }  // the store does not answer checks: nothing is kept
+        if found != nil { keep([(name, table)]) }  // else the store does not answer checks: nothing is kept
+        return plan
+    }
+
+    /// The plans of `names` from `start` (a request plan tables keep, a sweep's batch) after one
+    /// check begun after this call: each from a table in memory, or read from the store by `read`
+    /// and kept; `nil` for a device neither has. In the order of `names`.
+    func plans(
+        devices names: [String], from start: Double, count: Int,
+        check: (Int64) throws -> ModelRepository.PlanChanges?,
+        read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) throws -> [[Prediction]?] {
+        let found = try awaitCheck(check, then: { state in
+            names.map { name in state.tables.value(for: Array(name.utf8)).flatMap { Self.answers($0, in: state) ? $0 : nil } }
+        })
+        var plans: [[Prediction]?] = Array(repeating: nil, count: names.count)
+        var fromStore: [(name: String, table: KeptPlanTable)] = []
+        var answered = 0
+        for (i, name) in names.enumerated() {
+            if let table = found?[i], let plan = table.predictions(device: name, from: start, count: count) {
+                plans[i] = plan
+                answered += 1
+            } else if let (plan, table) = try read(name) {
+                plans[i] = plan
+                fromStore.append((name, table))
+            }
+        }
         condition.lock()
-        // Only a table read after the first check (the checks from the one before its read on see
-        // every file after it), of the epoch the last check found.
-        let keeps = state.origin.map { table.read >= $0 } == true && table.epoch == state.epoch
-        let dropped = keeps ? state.tables.keep(table, for: name, cost: table.table.count + name.utf8.count + 128) : []
+        state.answered += answered
+        condition.unlock()
+        if found != nil { keep(fromStore) }
+        return plans
+    }
+
+    /// Keeps tables read from the store: only those read after the first check (the checks from
+    /// the one before their read on see every file after it), of the epoch the last check found.
+    private func keep(_ tables: [(name: String, table: KeptPlanTable)]) {
+        var dropped: [KeptPlanTable] = []
+        condition.lock()
+        for (name, table) in tables where state.origin.map({ table.read >= $0 }) == true && table.epoch == state.epoch {
+            dropped += state.tables.keep(table, for: Array(name.utf8), cost: table.table.count + name.utf8.count + 128)
+        }
         condition.unlock()
         _ = dropped  // released here, after the lock
-        return plan
     }
 
     /// What it did so far.

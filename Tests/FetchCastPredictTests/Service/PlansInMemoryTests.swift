@@ -78,6 +78,20 @@ struct PlansInMemoryTests {
         #expect(store.reads == 5 && memory.counts.checks == checks)
     }
 
+    /// Names that only look alike (canonically equivalent, equal as Swift strings) are two
+    /// devices: one's table never answers for the other.
+    @Test func namesThatOnlyLookAlikeKeepTablesOfTheirOwn() throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        _ = try memory.plan(device: "\u{E9}", from: 1200, count: .max, check: store.check, read: store.read)
+        _ = try memory.plan(device: "e\u{301}", from: 1200, count: .max, check: store.check, read: store.read)
+        #expect(store.reads == 2 && memory.counts.tables == 2)
+        let swept = try memory.plans(devices: ["\u{E9}", "e\u{301}", "other"], from: 1200, count: .max, check: store.check, read: { _ in store.read() })
+        #expect(swept.map { $0 != nil } == [true, true, true])
+        #expect(store.reads == 3 && memory.counts.answered == 2, "the two from memory, the third read")
+    }
+
     @Test func aNewPriorEpochOrFewerEventsDropsWhatWasKept() throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
