@@ -56,38 +56,31 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
     ) throws -> [Prediction]? {
-        // A device without a table here is read from the store at once: that read is as fresh
-        // as a check (once the first check has run, which the keeping needs).
-        condition.lock()
-        let held = state.origin == nil || state.tables.contains(Array(name.utf8))
-        condition.unlock()
-        let found = held
-            ? try awaitCheck(check, then: { state in state.tables.value(for: Array(name.utf8)).flatMap { Self.answers($0, in: state) ? $0 : nil } })
-            : .some(nil)
-        if case let table?? = found, let plan = table.predictions(device: name, from: start, count: count) {
-            condition.lock()
-            state.answered += 1
-            condition.unlock()
-            return plan
-        }
-        guard let (plan, table) = try read() else { return nil }
-        if found != nil { keep([(name, table)]) }  // else the store does not answer checks: nothing is kept
-        return plan
+        try plans(devices: [name], from: start, count: count, check: check, read: { _ in try read() })[0]
     }
 
     /// The plans of `names` from `start` (a request plan tables keep, a sweep's batch) after one
     /// check begun after this call: each from a table in memory, or read from the store by `read`
-    /// and kept; `nil` for a device neither has. In the order of `names`.
+    /// and kept; `nil` for a device neither has. In the order of `names`. When none of them has a
+    /// table here, no check is waited for: a read from the store is as fresh as a check (once
+    /// the first check has run, which the keeping needs).
     func plans(
         devices names: [String], from start: Double, count: Int,
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
     ) throws -> [[Prediction]?] {
-        let found = try awaitCheck(check, then: { state in
-            names.map { name in state.tables.value(for: Array(name.utf8)).flatMap { Self.answers($0, in: state) ? $0 : nil } }
-        })
+        let keys = names.map { Array($0.utf8) }
+        condition.lock()
+        let held = state.origin == nil || keys.contains { state.tables.contains($0) }
+        condition.unlock()
+        // `nil`: the store does not answer checks (nothing is then kept).
+        let found: [KeptPlanTable?]? = held
+            ? try awaitCheck(check, then: { state in
+                keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } }
+            })
+            : Array(repeating: nil, count: names.count)
         var plans: [[Prediction]?] = Array(repeating: nil, count: names.count)
-        var fromStore: [(name: String, table: KeptPlanTable)] = []
+        var fromStore: [(key: [UInt8], table: KeptPlanTable)] = []
         var answered = 0
         for (i, name) in names.enumerated() {
             if let table = found?[i], let plan = table.predictions(device: name, from: start, count: count) {
@@ -95,26 +88,27 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
                 answered += 1
             } else if let (plan, table) = try read(name) {
                 plans[i] = plan
-                fromStore.append((name, table))
+                fromStore.append((keys[i], table))
             }
         }
+        var dropped: [KeptPlanTable] = []
         condition.lock()
         state.answered += answered
+        if found != nil { dropped = keep(fromStore) }
         condition.unlock()
-        if found != nil { keep(fromStore) }
+        _ = dropped  // released here, after the lock
         return plans
     }
 
-    /// Keeps tables read from the store: only those read after the first check (the checks from
-    /// the one before their read on see every file after it), of the epoch the last check found.
-    private func keep(_ tables: [(name: String, table: KeptPlanTable)]) {
+    /// Keeps tables read from the store (under the lock): only those read after the first check
+    /// (the checks from the one before their read on see every file after it), of the epoch the
+    /// last check found. Returns what it dropped, to release after the lock.
+    private func keep(_ tables: [(key: [UInt8], table: KeptPlanTable)]) -> [KeptPlanTable] {
         var dropped: [KeptPlanTable] = []
-        condition.lock()
-        for (name, table) in tables where state.origin.map({ table.read >= $0 }) == true && table.epoch == state.epoch {
-            dropped += state.tables.keep(table, for: Array(name.utf8), cost: table.table.count + name.utf8.count + 128)
+        for (key, table) in tables where state.origin.map({ table.read >= $0 }) == true && table.epoch == state.epoch {
+            dropped += state.tables.keep(table, for: key, cost: table.table.count + key.count + 128)
         }
-        condition.unlock()
-        _ = dropped  // released here, after the lock
+        return dropped
     }
 
     /// What it did so far.
