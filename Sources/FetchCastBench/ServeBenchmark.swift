@@ -64,6 +64,9 @@ package enum ServeBenchmark {
         /// Of those, the share answered from the tables kept in memory (``FetchCastService/plansInMemory``;
         /// 0 on SQLite, which keeps none there).
         package var inProcessAnsweredFromMemory = 0.0
+        /// Seconds from the `serve` process's start until it had loaded the plans kept ahead into
+        /// its memory (PostgreSQL; the HTTP load starts after it), `nil` when it loaded none.
+        package var preloadSeconds: Double?
         /// `GET /healthz` from the same clients: what the HTTP layer alone serves (no store, no plan).
         package var healthzRequestsPerSecond = 0.0
         package var httpRequests = 0
@@ -213,6 +216,13 @@ package enum ServeBenchmark {
         // The same plans over HTTP, from a `fetchcast serve` child process.
         let server = try ServerProcess(executable: executable, store: store, directory: directory)
         defer { server.stop() }
+        // On PostgreSQL the first load starts once the server has loaded the plans kept ahead
+        // into its memory (each device's first plan is then answered from memory too).
+        if options.postgresURL != nil {
+            result.preloadSeconds = server.waitForLog(Self.preloadedLog, seconds: Self.preloadWait)
+            log.write(result.preloadSeconds.map { "plans kept ahead loaded into the server's memory \(format($0)) s after its start\n" }
+                ?? "the server loaded no plans into memory within \(Int(Self.preloadWait)) s of its start\n")
+        }
         let targets = zip(names, asks).map { "/v1/devices/\(percentEncoded($0))/plan?at=\(Int64($1))" }
         let serverCPUStart = server.cpuSeconds()
         let databaseCPUStart = Self.databaseCPUSeconds(options.postgresURL)
@@ -237,6 +247,7 @@ package enum ServeBenchmark {
         if options.postgresURL != nil {
             let second = try ServerProcess(executable: executable, store: store, directory: directory)
             defer { second.stop() }
+            _ = second.waitForLog(Self.preloadedLog, seconds: Self.preloadWait)
             let starts = (server.cpuSeconds(), second.cpuSeconds(), Self.databaseCPUSeconds(options.postgresURL))
             let half = max(1, options.clients / 2)
             let loads = Mutex<[HTTPLoadGenerator.Outcome?]>([nil, nil])
@@ -408,6 +419,11 @@ package enum ServeBenchmark {
         }
         return total / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
+
+    /// What `serve` logs once it loaded the plans kept ahead into memory, and how long the
+    /// benchmark waits for it.
+    static let preloadedLog = "plans kept ahead loaded into memory"
+    static let preloadWait = 300.0
 
     /// Devices of the warm pass (their schedulers fit the server's cache: 32 MiB).
     static let warmDevices = 200

@@ -10,10 +10,16 @@ import FetchCastStore
 final class ServerProcess {
     let pid: pid_t
     let port: Int
+    /// Where its log goes.
+    let logPath: String
+    /// When it was started (``WallClock/monotonic()``).
+    let started: Double
     private var stopped = false
 
     init(executable: String, store: String, directory: String) throws {
         let errPath = directory + "/serve-\(UInt32.random(in: 0...UInt32.max)).err"
+        logPath = errPath
+        started = WallClock.monotonic()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -42,6 +48,18 @@ final class ServerProcess {
             throw ServeBenchmark.Failure(description: "fetchcast serve did not start (see \(errPath))")
         }
         port = found
+    }
+
+    /// Waits until its log holds `text` or `seconds` have passed since it started; returns the
+    /// seconds from its start to when the text was seen, `nil` when it was not.
+    func waitForLog(_ text: String, seconds: Double) -> Double? {
+        while WallClock.monotonic() < started + seconds {
+            if let bytes = try? ServeBenchmark.readFile(logPath), String(decoding: bytes, as: UTF8.self).contains(text) {
+                return WallClock.monotonic() - started
+            }
+            usleep(50_000)
+        }
+        return nil
     }
 
     /// The child's peak resident set (VmHWM), in KiB.

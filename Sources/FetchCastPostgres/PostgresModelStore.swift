@@ -418,10 +418,18 @@ package final class PostgresModelStore: ModelStore {
     }
 
     package func deleteModelStates(prefix: String) throws {
-        var upper = Array(prefix.utf8)
-        precondition(upper.last.map { $0 < 0x7f } == true, "a prefix ending in ASCII")
-        upper[upper.count - 1] += 1
-        try run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(String(decoding: upper, as: UTF8.self))")
+        try run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(Store.keyAbove(prefix: prefix))")
+    }
+
+    package func modelStates(prefix: String, after: String?, limit: Int) throws -> [ModelStateRecord] {
+        try query("""
+            SELECT key, watermark, state FROM model_state
+            WHERE key >= \(prefix) AND key < \(Store.keyAbove(prefix: prefix)) AND key > \(after ?? "")
+            ORDER BY key LIMIT \(Int64(max(0, limit)))
+            """).map { row in
+            let (key, watermark, state) = try row.decode((String, Int64, ByteBuffer).self)
+            return ModelStateRecord(key: key, watermark: watermark, state: Array(buffer: state))
+        }
     }
 
     // MARK: Queries

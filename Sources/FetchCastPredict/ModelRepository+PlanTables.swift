@@ -25,7 +25,20 @@ extension ModelRepository {
     /// as of the planning. Version 3: planned with a habit's chance from 4 pseudo-days; version 4:
     /// with their chance placed within the hour (``HabitLog`` placement; older tables are planned
     /// again).
-    private static let planTableVersion = 4
+    static let planTableVersion = 4
+
+    /// The table a saved row holds (``PlanTable/binaryEncoded()``) when the row is of this
+    /// format and was planned in `epoch`; otherwise `nil`.
+    static func planTable(_ row: [UInt8], epoch: PriorEpoch) -> [UInt8]? {
+        row.withUnsafeBytes { bytes in
+            var r = BinaryReader(bytes)
+            guard (try? r.int()) == planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
+                  let encoded = try? r.blob(), r.offset == bytes.count,
+                  Int64(bitPattern: epochWatermark) == epoch.watermark, epochTag == epoch.tag
+            else { return nil }
+            return Array(encoded)
+        }
+    }
 
     /// The row keeping `table` for `device`, planned from a snapshot read when the store's last
     /// event was `watermark` and the prior epoch was `epoch`.

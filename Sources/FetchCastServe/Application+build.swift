@@ -78,6 +78,9 @@ public func buildApplication(
         saved: registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "schedulers_saved", unitName: "total",
             helpText: "Caught-up schedulers the background warm-up saved to the store")),
+        preloaded: registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "fetchcast", metricName: "plans_preloaded", unitName: "total",
+            helpText: "Plans kept ahead loaded into this process's memory after a complete warm-up, before their devices asked (PostgreSQL)")),
         logger: logger)
     let v1Ingest = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .ingest)), prefix: "/v1", table: table)
     EventsController(

@@ -175,6 +175,11 @@ struct ModelStoreConformanceTests {
                     }
                 }
                 for r in records { #expect(try store.modelState(key: r.key) == r) }
+                // Pages of a prefix, in key order, after a key; "plan;" is not of "plan:".
+                #expect(try store.modelStates(prefix: "plan:", after: nil, limit: 1) == [records[1]])
+                #expect(try store.modelStates(prefix: "plan:", after: "plan:1:a", limit: 5) == [records[2]])
+                #expect(try store.modelStates(prefix: "plan:", after: "plan:2:b", limit: 5) == [])
+                #expect(try store.modelStates(prefix: "p", after: nil, limit: 5) == [records[1], records[2], records[3]])
                 try store.writeTransaction { try store.deleteModelStates(prefix: "plan:") }
                 #expect(try store.modelState(key: "plan:1:a") == nil)
                 #expect(try store.modelState(key: "plan:2:b") == nil)

@@ -122,6 +122,89 @@ struct PlansKeptAheadTests {
         #expect(seen.aheadAfter == 2 * (devices.count - 1))
     }
 
+    /// Plans kept ahead loaded into a second service's memory before any device asked
+    /// (``FetchCastService/preloadPlans(shouldStop:)``) answer every device's first plan from
+    /// memory, as SQLite's; a device with events after the last complete warm-up is left out of
+    /// a later load (read when asked), and a loaded table stops answering once its device has
+    /// events from another process. Each loaded table is the one a device's plan would read.
+    @Test func preloadedPlansAnswerFirstPlansFromMemoryAsOnSQLite() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        let devices = ["dev-0", "dev-1", "dev-2", "\u{E9}", "e\u{301}"]
+        let first = try directory.write("a.csv", Self.trace(devices: devices) + "1700600000,e\u{301},news,launch\n")
+        let later = try directory.write("b.csv", "time,device,app,event\n1700650000,dev-1,news,launch\n")
+        let url = database.url, location = database.location, sqlitePath = directory.path + "/s.sqlite"
+        struct Seen: Sendable {
+            var sqlite: [[Prediction]] = [], preloaded: [[Prediction]] = [], sqliteAfter: [[Prediction]] = []
+            var after: [[Prediction]] = [], late: [[Prediction]] = []
+            var loaded = 0, again = 0, lateLoaded = 0, sqliteLoaded = 0, answered = 0, answeredAfter = 0, lateAnswered = 0
+            var pages: [Int] = [], sameAsRead: [Bool] = []
+        }
+        let seen = try await offThread { () throws -> Seen in
+            var seen = Seen()
+            let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
+            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+            for service in [writer, sqlite] {
+                _ = try service.ingest(file: first, name: "a")
+                try service.foldPending()
+                _ = try service.keepSchedulersCurrent()
+            }
+            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
+                try devices.map { device in
+                    var request = PredictionRequest()
+                    request.device = device
+                    request.at = 1_700_656_260
+                    return try service.plan(request)
+                }
+            }
+            // Pages of two: each table as the device's own read finds it.
+            let repository = ModelRepository(modelStore: try PostgresModelStore.open(location))
+            var after: String?
+            repeat {
+                let page = try repository.planTablePage(after: after, limit: 2)
+                seen.pages.append(page.tables.count)
+                for (name, table) in page.tables {
+                    var request = PredictionRequest()
+                    request.device = name
+                    request.at = 1_700_656_260
+                    let read = try repository.precomputedPlanKeeping(request)?.table
+                    seen.sameAsRead.append(read.map {
+                        ($0.device, $0.table, $0.since, $0.watermark, $0.epoch, $0.read) == (table.device, table.table, table.since, table.watermark, table.epoch, table.read)
+                    } ?? false)
+                }
+                after = page.next
+            } while after != nil
+            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            seen.loaded = try reader.preloadPlans()
+            seen.again = try reader.preloadPlans()
+            seen.sqliteLoaded = try sqlite.preloadPlans()
+            seen.sqlite = try plans(sqlite)
+            seen.preloaded = try plans(reader)
+            seen.answered = reader.plansInMemory.answered
+            // dev-1's new launch, ingested by the other process, not warmed yet.
+            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
+            seen.sqliteAfter = try plans(sqlite)
+            seen.after = try plans(reader)
+            seen.answeredAfter = reader.plansInMemory.answered - seen.answered
+            let late = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            seen.lateLoaded = try late.preloadPlans()
+            seen.late = try plans(late)
+            seen.lateAnswered = late.plansInMemory.answered
+            return seen
+        }
+        #expect(seen.pages == [2, 2, 1, 0] || seen.pages == [2, 2, 1], "\(seen.pages)")
+        #expect(seen.sameAsRead == Array(repeating: true, count: 5))
+        #expect(seen.loaded == 5 && seen.again == 0 && seen.sqliteLoaded == 0)
+        #expect(seen.preloaded == seen.sqlite)
+        #expect(seen.answered == 5, "every first plan from memory")
+        #expect(seen.after == seen.sqliteAfter && seen.after[1] != seen.sqlite[1])
+        #expect(seen.answeredAfter == 4, "dev-1's loaded table no longer answers")
+        #expect(seen.lateLoaded == 4, "dev-1 has events after the last complete warm-up")
+        #expect(seen.late == seen.sqliteAfter && seen.lateAnswered == 4)
+    }
+
     /// A second service on the same database (another `serve` process) answers plans kept ahead
     /// (one device's, and a sweep's) from its memory after one shared check, and a plan it is
     /// asked after the first service's ingest returned includes those events: the same plans as

@@ -100,13 +100,54 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
         return plans
     }
 
+    /// When it holds no table after a check (at start, or after a new prior epoch emptied it),
+    /// loads tables a page at a time (``ModelRepository/planTablePage(after:limit:)``) until
+    /// every page is read, the memory is full or `shouldStop` says stop: a device's first plan
+    /// since then is answered from memory too. A device whose table is held meanwhile (a plan
+    /// read it) keeps it; a table that would push another out is not kept, and loading stops.
+    /// - Returns: The tables it kept; 0 when it held some, or the store does not answer checks.
+    func preload(
+        check: (Int64) throws -> ModelRepository.PlanChanges?,
+        page: (_ after: String?) throws -> ModelRepository.PlanTablePage,
+        shouldStop: () -> Bool = { false }
+    ) throws -> Int {
+        // A table is kept only when read after the first check, of the epoch the last one found.
+        guard try awaitCheck(check, then: { $0.tables.count == 0 }) == true else { return 0 }
+        var kept = 0
+        var after: String?
+        repeat {
+            if shouldStop() { break }
+            let read = try page(after)
+            after = read.next
+            var full = false
+            condition.lock()
+            for (name, table) in read.tables {
+                let key = Array(name.utf8)
+                let cost = Self.cost(table, key: key)
+                if state.tables.contains(key) { continue }
+                guard state.tables.bytes + cost <= state.tables.capacityBytes else {
+                    full = true
+                    break
+                }
+                _ = keep([(key, table)])  // drops nothing: there is room
+                if state.tables.contains(key) { kept += 1 }
+            }
+            condition.unlock()
+            if full { break }
+        } while after != nil
+        return kept
+    }
+
+    /// About how many bytes a table kept for `key` takes.
+    private static func cost(_ table: KeptPlanTable, key: [UInt8]) -> Int { table.table.count + key.count + 128 }
+
     /// Keeps tables read from the store (under the lock): only those read after the first check
     /// (the checks from the one before their read on see every file after it), of the epoch the
     /// last check found. Returns what it dropped, to release after the lock.
     private func keep(_ tables: [(key: [UInt8], table: KeptPlanTable)]) -> [KeptPlanTable] {
         var dropped: [KeptPlanTable] = []
         for (key, table) in tables where state.origin.map({ table.read >= $0 }) == true && table.epoch == state.epoch {
-            dropped += state.tables.keep(table, for: key, cost: table.table.count + key.count + 128)
+            dropped += state.tables.keep(table, for: key, cost: Self.cost(table, key: key))
         }
         return dropped
     }

@@ -13,6 +13,9 @@ import Glibc
 /// device's first plan after the server starts (or after a new prior epoch) restores one row
 /// instead of replaying the device's history (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
 ///
+/// After a complete pass, a process that keeps plans in memory (PostgreSQL) and holds none
+/// loads them (``FetchCastService/preloadPlans(shouldStop:)``).
+///
 /// A pass runs once at start (every device, unless a complete pass of the same epoch is
 /// recorded: then only the devices with events since) and after each fold (the devices it
 /// changed; every device when the fold started a new epoch). Passes run one at a time on a
@@ -26,12 +29,14 @@ final class SchedulerWarmup: Service, Sendable {
     private let state = Mutex<(running: Bool, again: Bool)>((false, false))
     private let stopping = Atomic<Bool>(false)
     private let saved: Prometheus.Counter
+    private let preloaded: Prometheus.Counter
     private let logger: Logger
 
-    init(service: FetchCastService, enabled: Bool, saved: Prometheus.Counter, logger: Logger) {
+    init(service: FetchCastService, enabled: Bool, saved: Prometheus.Counter, preloaded: Prometheus.Counter, logger: Logger) {
         self.service = service
         self.enabled = enabled
         self.saved = saved
+        self.preloaded = preloaded
         self.logger = logger
         thread.start()
     }
@@ -73,9 +78,28 @@ final class SchedulerWarmup: Service, Sendable {
                     "seconds": "\((ContinuousClock.now - started).components.seconds)",
                 ])
             }
+            if outcome.complete { preload() }
         } catch {
             // Plans stay exact without it (they replay the history); say why it stopped.
             logger.warning("keeping schedulers current failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Loads the plans kept ahead into memory when the process keeps them there and holds none
+    /// (``FetchCastService/preloadPlans(shouldStop:)``), after a complete pass.
+    private func preload() {
+        let started = ContinuousClock.now
+        do {
+            let loaded = try service.preloadPlans(shouldStop: { [self] in stopping.load(ordering: .relaxed) })
+            preloaded.increment(by: Int64(loaded))
+            if loaded > 0 {
+                logger.info("plans kept ahead loaded into memory", metadata: [
+                    "tables": "\(loaded)", "duration": "\(ContinuousClock.now - started)",
+                ])
+            }
+        } catch {
+            // Plans are read from the database instead; say why.
+            logger.warning("loading plans into memory failed", metadata: ["error": "\(error)"])
         }
     }
 

@@ -68,6 +68,10 @@ package protocol ModelStore: AnyObject {
     /// The watermark of the state kept under `key`, without reading the state; `nil` when none.
     func modelStateWatermark(key: String) throws -> Int64?
 
+    /// A page of the states whose keys start with `prefix` (which ends in a character below
+    /// U+007F), in key order (bytes), after `after` when given: at most `limit`.
+    func modelStates(prefix: String, after: String?, limit: Int) throws -> [ModelStateRecord]
+
     /// Keeps states, replacing what their keys held (inside the caller's write transaction).
     func saveModelStates(_ records: [ModelStateRecord]) throws
 

@@ -31,6 +31,26 @@ extension Store: ModelStore {
         return out
     }
 
+    /// A page of the states whose keys start with `prefix` (ending in ASCII), in key order,
+    /// after `after` when given: at most `limit`.
+    /// - Complexity: O(log states + limit), a range of the key index.
+    package func modelStates(prefix: String, after: String?, limit: Int) throws(StoreError) -> [ModelStateRecord] {
+        let s = try connection.prepare("SELECT key, watermark, state FROM model_state WHERE key >= ? AND key < ? AND key > ? ORDER BY key LIMIT ?")
+        try s.bind([.text(prefix), .text(Self.keyAbove(prefix: prefix)), .text(after ?? ""), .integer(Int64(max(0, limit)))])
+        var out: [ModelStateRecord] = []
+        while try s.step() { out.append(ModelStateRecord(key: s.text(0), watermark: s.int(1), state: s.blob(2))) }
+        return out
+    }
+
+    /// The least key above every key starting with `prefix`, which must end in a character below
+    /// U+007F (its last byte plus one).
+    package static func keyAbove(prefix: String) -> String {
+        var upper = Array(prefix.utf8)
+        precondition(upper.last.map { $0 < 0x7f } == true, "a prefix ending in ASCII")
+        upper[upper.count - 1] += 1
+        return String(decoding: upper, as: UTF8.self)
+    }
+
     /// Writes states (inside the caller's transaction, or on their own).
     package func saveModelStates(_ records: [ModelStateRecord]) throws(StoreError) {
         let s = try connection.prepare("INSERT INTO model_state(key, watermark, state) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET watermark = excluded.watermark, state = excluded.state")
@@ -51,11 +71,8 @@ extension Store: ModelStore {
     /// below U+007F (inside the caller's transaction, or on its own).
     /// - Complexity: O(log states + states deleted), a range of the key index.
     package func deleteModelStates(prefix: String) throws(StoreError) {
-        var upper = Array(prefix.utf8)
-        precondition(upper.last.map { $0 < 0x7f } == true, "a prefix ending in ASCII")
-        upper[upper.count - 1] += 1
         let s = try connection.prepare("DELETE FROM model_state WHERE key >= ? AND key < ?")
-        try s.bind([.text(prefix), .text(String(decoding: upper, as: UTF8.self))])
+        try s.bind([.text(prefix), .text(Self.keyAbove(prefix: prefix))])
         try s.run()
     }
 }

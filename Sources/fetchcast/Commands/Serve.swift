@@ -49,7 +49,7 @@ extension FetchCast {
         var readThreads: Int?
 
         @Option(help: ArgumentHelp(
-            "On PostgreSQL: plans kept ahead held in this process's memory, answered after one check of the database shared by every plan asked meanwhile (a plan asked after a POST to any server returned still includes its events). Default 64MiB; 0 reads every plan from the database. SQLite reads its file, in process.",
+            "On PostgreSQL: plans kept ahead held in this process's memory, answered after one check of the database shared by every plan asked meanwhile (a plan asked after a POST to any server returned still includes its events), loaded after the warm-up until full. Default 64MiB; 0 reads every plan from the database. SQLite reads its file, in process.",
             valueName: "size"))
         var plansInMemory: String?
 

@@ -111,6 +111,44 @@ struct PlansInMemoryTests {
         #expect(store.reads == 3, "fewer events than the table was planned with: read again")
     }
 
+    /// Loaded at once, a page at a time after a check, each table is then answered from memory
+    /// as one read on its device's first plan would be; loading stops when the memory is full,
+    /// and only starts while it holds no table.
+    @Test func preloadedTablesAnswerWithoutAReadUntilTheirDeviceHasNewFiles() throws {
+        let table = Self.kept()
+        let cost = table.table.count + 1 + 128
+        let memory = PlansInMemory(capacityBytes: 3 * cost)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        var pages: [String?] = []
+        let names = ["a", "b", "c", "d", "e"]
+        let loaded = try memory.preload(check: store.check, page: { after in
+            pages.append(after)
+            let start = after.map { names.firstIndex(of: $0)! + 1 } ?? 0
+            let batch = names[start..<min(names.count, start + 2)]
+            var page = ModelRepository.PlanTablePage(next: batch.last == names.last ? nil : batch.last)
+            page.tables = batch.map { ($0, table) }
+            if batch.first == "c" { page.tables.append(("old", Self.kept(read: 99))) }  // read before the check: not kept
+            return page
+        })
+        #expect(loaded == 3 && memory.counts.tables == 3, "three fit")
+        #expect(pages == [nil, "b"], "no page read once the memory was full")
+        #expect(store.asked == [0])
+        for name in ["a", "b", "c"] {
+            #expect(try memory.plan(device: name, from: 1200, count: .max, check: store.check, read: store.read)?.map(\.fetchAtUnix) == [1500])
+        }
+        #expect(store.reads == 0 && memory.counts.answered == 3, "answered from memory, not read")
+        _ = try memory.plan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
+        #expect(store.reads == 1, "a device not loaded is read")
+
+        // It holds tables: no second load.
+        #expect(try memory.preload(check: store.check, page: { _ in Issue.record("read a page"); return .init() }) == 0)
+        // Its device's new file makes a loaded table stale, as one read on demand.
+        store.changes = [.init(last: 120, touched: [1: 100], epoch: Self.epoch)]
+        store.table = nil
+        #expect(try memory.plan(device: "a", from: 1200, count: .max, check: store.check, read: store.read) == nil)
+    }
+
     @Test func aTableReadBeforeTheFirstCheckIsNotKept() throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()

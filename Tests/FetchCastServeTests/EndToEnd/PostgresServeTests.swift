@@ -74,7 +74,26 @@ struct PostgresServeTests {
         try await expectSameAnswers([a, b], as: sqlite, devices: ["dev-1", "dev-4"])
         // The same bytes again, to the other process: a duplicate there too.
         #expect(try await post(a, second).duplicate)
-        for server in [a, b, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
+
+        // A process started now loads the plans kept ahead into its memory once the warm-up is
+        // complete, and answers first plans from there, as the SQLite server does.
+        let fd = try ServeFixture()
+        let c = try Server(["--db", database.url, "--tokens", tokens], in: fd)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !c.stderr.contains("plans kept ahead loaded into memory"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(c.stderr.contains("plans kept ahead loaded into memory"), "\(c.stderr.suffix(2000))")
+        for device in ["dev-1", "dev-4"] {
+            let uri = "/v1/devices/\(device)/plan?at=2013-11-26T00:00:00Z"  // after their last events: kept ahead
+            #expect(try await get(c, uri) == (try await get(sqlite, uri)))
+        }
+        let metrics = try await get(c, "/metrics").1
+        let count = { (name: String) in metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) } }
+        #expect(count("fetchcast_plans_preloaded_total") == 4, "\(metrics)")
+        #expect(count("fetchcast_plans_from_memory_total") == 2, "the first plans of dev-1 and dev-4 from memory")
+        try await expectSameAnswers([c], as: sqlite, devices: ["dev-1", "dev-4"])
+        for server in [a, b, c, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
     }
 
     @Test func aServerKilledDuringAPostLosesNothingAndTheOthersCarryOn() async throws {

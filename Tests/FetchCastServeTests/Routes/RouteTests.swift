@@ -310,6 +310,7 @@ struct RouteTests {
             #expect(metrics.text.contains("fetchcast_plans_answered_ahead_total"))
             #expect(metrics.text.contains("fetchcast_plans_from_memory_total 0"), "an SQLite server keeps no plans in memory")
             #expect(metrics.text.contains("fetchcast_plan_checks_total 0"))
+            #expect(metrics.text.contains("fetchcast_plans_preloaded_total 0"), "nor loads any")
             #expect(metrics.text.contains("http_route=\"/v1/events\""))
             #expect(metrics.text.contains("http_server_request_duration_bucket"))
             // Error answers are counted and timed too (the registry is the process's: other tests count as well).
