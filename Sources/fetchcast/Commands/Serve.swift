@@ -87,6 +87,8 @@ extension FetchCast {
 
         func run() async throws {
             var configuration = ServeConfiguration(databasePath: store.path)
+            var spool: PrivateSpoolDirectory?
+            defer { spool?.remove() }
             if store.isPostgres {
                 do {
                     configuration.storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: store.path))
@@ -95,8 +97,15 @@ extension FetchCast {
                     throw FetchCast.fail("\(error)")
                 }
                 // Bodies are spooled in a directory of this process's own: several servers on
-                // one database may share a machine, and each removes its stale spools at start.
-                configuration.spoolDirectory = try Self.privateSpoolDirectory()
+                // one database may share a machine. Those of servers that were killed go first.
+                let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                PrivateSpoolDirectory.removeAbandoned(in: base)
+                do {
+                    spool = try PrivateSpoolDirectory.create(in: base)
+                } catch {
+                    throw FetchCast.fail("\(error)")
+                }
+                configuration.spoolDirectory = spool!.path
                 // A read waits for the server, and a plan answered from memory waits for a check
                 // shared by every plan asked meanwhile, holding no connection: many threads, few
                 // connections.
@@ -132,16 +141,6 @@ extension FetchCast {
             } catch {
                 throw FetchCast.fail("\(error)")
             }
-        }
-
-        /// A new directory under `$TMPDIR` (else `/tmp`) only this user can enter.
-        static func privateSpoolDirectory() throws -> String {
-            let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            var template = Array((base + "/fetchcast-spool-XXXXXX").utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-                throw FetchCast.fail("\(base): cannot create a directory to spool request bodies in (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory")
-            }
-            return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
 
         /// Bytes of a size like 1048576, 512KiB, 64MiB or 1GiB.

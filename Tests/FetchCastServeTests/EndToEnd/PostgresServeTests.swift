@@ -101,7 +101,11 @@ struct PostgresServeTests {
         defer { Task { await database.drop() } }
         let (fa, fb, fc) = (try ServeFixture(), try ServeFixture(), try ServeFixture())
         let tokens = try fa.writeTokens()
-        var a = try Server(["--db", database.url, "--tokens", tokens], in: fa)
+        // a spools its bodies in a directory of its own under this TMPDIR.
+        let spools = fa.directory + "/tmp"
+        try FileManager.default.createDirectory(atPath: spools, withIntermediateDirectories: false)
+        let spoolDirectories = { (try FileManager.default.contentsOfDirectory(atPath: spools)).filter { $0.hasPrefix("fetchcast-spool-") } }
+        var a = try Server(["--db", database.url, "--tokens", tokens], in: fa, environment: ["TMPDIR": spools])
         let b = try Server(["--db", database.url, "--tokens", tokens], in: fb)
         let sqlite = try Server(["--db", fc.database, "--tokens", tokens], in: fc)
         let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
@@ -111,7 +115,7 @@ struct PostgresServeTests {
             try? await ServeFixture.request(
                 port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
-        _ = a.waitForIngestInFlight(spool: "-body-")
+        _ = await a.waitForIngestInFlight(spool: "-body-")
         a.kill9()
         let status = await killed.value
         // Before the commit: nothing of the body; after it: all of it.
@@ -136,9 +140,15 @@ struct PostgresServeTests {
             throw error
         }
         try await expectSameAnswers([b], as: sqlite, devices: ["k-0", "k-599"], fewDevices: false)
-        // A restarted process catches up and answers alike.
-        a = try Server(["--db", database.url, "--tokens", tokens], in: fa)
+        // The killed process left its spool directory, with the body it held when killed
+        // before the commit; a restarted one removes it, catches up and answers alike.
+        let left = try spoolDirectories()
+        #expect(left.count == 1)
+        a = try Server(["--db", database.url, "--tokens", tokens], in: fa, environment: ["TMPDIR": spools])
+        let now = try spoolDirectories()
+        #expect(now.count == 1 && now != left, "the killed server's directory removed: \(left) then \(now)")
         try await expectSameAnswers([a], as: sqlite, devices: ["k-0", "k-17"], fewDevices: false)
         for server in [a, b, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
+        #expect(try spoolDirectories().isEmpty, "a graceful stop removes its own")
     }
 }

@@ -18,10 +18,11 @@ struct ServeBinaryTests {
         let stderrPath: String
         let port: Int
 
-        init(_ arguments: [String], in fixture: ServeFixture) throws {
+        init(_ arguments: [String], in fixture: ServeFixture, environment: [String: String] = [:]) throws {
             process = Process()
             process.executableURL = ServeBinaryTests.binary
             process.arguments = ["serve", "--port", "0"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             stderrPath = fixture.directory + "/serve.err"
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: stderrPath)
@@ -48,7 +49,10 @@ struct ServeBinaryTests {
 
         /// Waits (up to 120 s) until the server holds a request body in its spool file, i.e. a
         /// `POST /v1/events` is in flight; `false` if none was seen (it may have finished).
-        func waitForIngestInFlight(spool marker: String = ".sqlite-body-") -> Bool {
+        /// Sleeps without holding a thread of the tests' cooperative pool: the `POST` it waits for
+        /// is a task on that pool (2 threads on 2 cores). Blocking there, two such waits at once
+        /// (this suite's and PostgresServeTests') starved both `POST`s for the whole 120 s.
+        func waitForIngestInFlight(spool marker: String = ".sqlite-body-") async -> Bool {
             let deadline = Date().addingTimeInterval(120)
             let fds = "/proc/\(process.processIdentifier)/fd"
             while Date() < deadline && process.isRunning {
@@ -57,7 +61,7 @@ struct ServeBinaryTests {
                         return true
                     }
                 }
-                Thread.sleep(forTimeInterval: 0.005)
+                try? await Task.sleep(for: .milliseconds(5))
             }
             return false
         }
@@ -132,7 +136,7 @@ struct ServeBinaryTests {
             try? await ServeFixture.request(
                 port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
-        let seenOpen = server.waitForIngestInFlight()
+        let seenOpen = await server.waitForIngestInFlight()
         server.kill9()
         let status = await post.value
 
@@ -173,7 +177,7 @@ struct ServeBinaryTests {
             try? await ServeFixture.request(
                 port: port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace)).status
         }
-        #expect(server.waitForIngestInFlight())
+        #expect(await server.waitForIngestInFlight())
         #expect(server.terminate() == 0)
         #expect(await post.value == .ok)
         let store = try Store(path: fixture.database, create: false)
