@@ -19,6 +19,7 @@ public struct StoredFile: Sendable, Hashable, Codable {
     /// When it was ingested (ISO 8601, UTC).
     public var ingestedAt: String
 
+    /// A file record as an engine read it.
     package init(
         id: Int64, name: String, sha256: String, format: String, gzip: Bool, sizeBytes: Int64, rows: Int64, rejected: Int64,
         ingestedAt: String
