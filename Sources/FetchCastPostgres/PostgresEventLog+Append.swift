@@ -66,7 +66,9 @@ extension PostgresEventLog {
                 path: path, sha256: knownHash, status: .alreadyIngested, events: 0, duplicates: 0, rejected: 0,
                 bytes: 0, seconds: WallClock.monotonic() - started, format: "", gzip: false))
         }
-        let fileID = try await scalar("SELECT nextval('file_ids')", on: c)
+        // After the largest file id, as SQLite's rowids (no AUTOINCREMENT): a forgotten last
+        // file's id is taken again, so `files` and `export events` agree with SQLite's.
+        let fileID = try await scalar("SELECT COALESCE(max(file_id), 0) + 1 FROM files", on: c)
         var names = FileNames()
         var aggregates = IngestAggregates()
         var events: Int64 = 0

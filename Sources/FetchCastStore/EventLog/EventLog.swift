@@ -32,6 +32,11 @@ public protocol EventLogReader: AnyObject {
     /// - Throws: ``StoreError`` when the engine fails.
     func fileCount() async throws -> Int64
 
+    /// Every file (batch) the log records, oldest first (in the order ingested), as
+    /// `fetchcast files` lists them.
+    /// - Throws: ``StoreError`` when the engine fails.
+    func files() async throws -> [StoredFile]
+
     /// Ends the engine's connection, if it holds one. Calls after it fail.
     func close() async
 }
@@ -52,6 +57,21 @@ public protocol EventLogWriter: EventLogReader {
     /// - Throws: `TraceError` for bad input, ``StoreError`` when the engine fails.
     /// - Complexity: O(rows) time; memory O(devices × apps + device-days), not O(rows).
     func append(path: String, name: String?, options: Ingestor.Options) async throws -> FileIngestResult
+
+    /// Removes one file's events, aggregates and record, and all learned model state (rebuilt
+    /// from the remaining events on next use), in one transaction; device and app names stay.
+    ///
+    /// The file is named as ``StoredFile/matching(_:in:location:)`` says: by path as ingested,
+    /// full SHA-256 or a unique hash prefix of at least 8 digits. The other files' events keep
+    /// their numbers; a file ingested later takes the id after the largest remaining file id
+    /// and numbers its events from one after the largest remaining event number, on both
+    /// engines (SQLite's rowids without `AUTOINCREMENT`): forgetting the last file frees its
+    /// numbers for the next one.
+    /// - Parameter fileOrHash: The file's path as ingested, its SHA-256 or a prefix of it.
+    /// - Returns: The file removed.
+    /// - Throws: ``StoreError`` when nothing or more than one file matches (the log is left as
+    ///   it was), or when the engine fails.
+    func forget(_ fileOrHash: String) async throws -> StoredFile
 }
 
 extension EventLogReader {

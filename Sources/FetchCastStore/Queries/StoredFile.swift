@@ -19,6 +19,22 @@ public struct StoredFile: Sendable, Hashable, Codable {
     /// When it was ingested (ISO 8601, UTC).
     public var ingestedAt: String
 
+    /// A file record as an engine read it.
+    package init(
+        id: Int64, name: String, sha256: String, format: String, gzip: Bool, sizeBytes: Int64, rows: Int64, rejected: Int64,
+        ingestedAt: String
+    ) {
+        self.id = id
+        self.name = name
+        self.sha256 = sha256
+        self.format = format
+        self.gzip = gzip
+        self.sizeBytes = sizeBytes
+        self.rows = rows
+        self.rejected = rejected
+        self.ingestedAt = ingestedAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, name, sha256, format, gzip, rows, rejected
         case sizeBytes = "size_bytes"
@@ -47,17 +63,7 @@ extension Store {
     /// - Returns: The file removed.
     /// - Throws: ``StoreError`` when nothing or more than one file matches.
     public func forget(_ fileOrHash: String) throws(StoreError) -> StoredFile {
-        let all = try files()
-        var matches = all.filter { $0.name == fileOrHash || $0.sha256 == fileOrHash.lowercased() }
-        if matches.isEmpty && fileOrHash.count >= 8 {
-            matches = all.filter { $0.sha256.hasPrefix(fileOrHash.lowercased()) }
-        }
-        guard let file = matches.first else {
-            throw StoreError(path: path, message: "no ingested file is named or hashed '\(fileOrHash)' (see `fetchcast files`)")
-        }
-        guard matches.count == 1 else {
-            throw StoreError(path: path, message: "'\(fileOrHash)' matches \(matches.count) files; give the full SHA-256 (see `fetchcast files`)")
-        }
+        let file = try StoredFile.matching(fileOrHash, in: try files(), location: path)
         let c = connection
         try c.transaction(.immediate) { () throws(StoreError) in
             let range = try c.prepare("SELECT first_event_id, last_event_id FROM files WHERE id = ?")

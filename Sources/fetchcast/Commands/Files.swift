@@ -4,7 +4,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Files: ParsableCommand {
+    struct Files: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the files the store holds: name, content hash, rows, when ingested.")
 
@@ -13,10 +13,14 @@ extension FetchCast {
         @Option(help: "Output format on stdout.")
         var format: OutputFormat = .table
 
-        func run() throws {
-            let s = try store.open(.read)
+        func run() async throws {
+            let s = try await store.openLog(.read)
             let files: [StoredFile]
-            do { files = try s.files() } catch { throw FetchCast.fail(error.description) }
+            do { files = try await s.files() } catch {
+                await s.close()
+                throw FetchCast.fail(String(describing: error))
+            }
+            await s.close()
             var out = FileSink.standardOutput()
             switch format {
             case .json:
@@ -30,7 +34,7 @@ extension FetchCast {
         }
     }
 
-    struct Forget: ParsableCommand {
+    struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove one ingested file's events from the store.",
             discussion: "Name the file by the path it was ingested from, its SHA-256, or a unique hash prefix of at least 8 digits (see `fetchcast files`). Learned model state is rebuilt on next use.")
@@ -40,15 +44,16 @@ extension FetchCast {
         @Argument(help: ArgumentHelp("The file's path as ingested, or its SHA-256 (prefix).", valueName: "file-or-hash"))
         var file: String
 
-        func run() throws {
-            let s = try store.open(create: false)
-            do {
-                let removed = try s.forget(file)
-                var err = FileSink.standardError()
-                print("forgot \(removed.name): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
-            } catch {
-                throw FetchCast.fail(error.description)
+        func run() async throws {
+            let s = try await store.openLog(create: false)
+            let removed: StoredFile
+            do { removed = try await s.forget(file) } catch {
+                await s.close()
+                throw FetchCast.fail(String(describing: error))
             }
+            await s.close()
+            var err = FileSink.standardError()
+            print("forgot \(removed.name): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
         }
     }
 }

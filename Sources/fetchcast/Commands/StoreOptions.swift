@@ -9,7 +9,7 @@ import Glibc
 /// `--db`, shared by every subcommand that uses a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The store file, or postgres://USER@HOST:PORT/DATABASE for all but files and forget (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
+        "The store file, or postgres://USER@HOST:PORT/DATABASE (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
     var path: String {
@@ -27,11 +27,13 @@ struct StoreOptions: ParsableArguments {
         return (try? PostgresLocation(url: path, environment: [:]).description) ?? PostgresLocation.redacted(path)
     }
 
-    /// Opens the event log to append to it, on either engine: an SQLite file is created when
-    /// missing (as ``open(create:)`` does), a PostgreSQL database gets its tables.
+    /// Opens the event log to change it, on either engine: with `create` (`ingest`), an SQLite
+    /// file is created when missing (as ``open(create:)`` does) and a PostgreSQL database gets
+    /// its tables; without (`forget`), the store must exist (a PostgreSQL one with an older
+    /// FetchCast schema is upgraded).
     func openLog(create: Bool) async throws -> any EventLogWriter {
         guard isPostgres else { return try open(create: create) }
-        return try await openPostgres(create: true)
+        return try await openPostgres(create: create, upgrade: true)
     }
 
     /// Opens the event log to read it, on either engine (SQLite as ``open(_:)`` does).
@@ -62,29 +64,17 @@ struct StoreOptions: ParsableArguments {
         return try body(store)
     }
 
-    private func openPostgres(create: Bool) async throws -> PostgresEventLog {
+    private func openPostgres(create: Bool, upgrade: Bool = false) async throws -> PostgresEventLog {
         do {
-            return try await PostgresEventLog.open(try PostgresLocation(url: path), create: create)
+            return try await PostgresEventLog.open(try PostgresLocation(url: path), create: create, upgrade: upgrade)
         } catch let error as StoreError {
             throw FetchCast.fail(error.description)
         }
     }
 
-    /// Refuses a PostgreSQL store for the commands that do not run on one yet, naming the command.
-    func refusePostgres() throws {
-        guard isPostgres else { return }
-        let names = FetchCast.configuration.subcommands.map { $0._commandName }
-        let command = CommandLine.arguments.dropFirst().first(where: names.contains).map { "`fetchcast \($0)`" } ?? "this command"
-        throw FetchCast.fail("\(displayName): \(command) does not run on PostgreSQL yet (only \(Self.onPostgres) do); pass an SQLite store with --db FILE")
-    }
-
-    /// The commands that run on PostgreSQL, as messages list them.
-    static let onPostgres = "ingest, stats, devices, model, predict, export, evaluate and serve"
-
-    /// Opens the store to write it: `ingest` creates it (`create`); other writers need it to
-    /// exist.
-    func open(create: Bool) throws -> Store {
-        try refusePostgres()
+    /// Opens the SQLite store to write it: `ingest` creates it (`create`); other writers need it
+    /// to exist.
+    private func open(create: Bool) throws -> Store {
         if !create { try requireExisting() }
         var st = stat()
         if stat(path, &st) == 0, !Store.isWritable(path: path) {
@@ -97,10 +87,9 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// Opens an existing store for a command that reads it: read-only when it only reads or
-    /// when the store cannot be written (``Store/Access``).
-    func open(_ access: Store.Access) throws -> Store {
-        try refusePostgres()
+    /// Opens an existing SQLite store for a command that reads it: read-only when it only reads
+    /// or when the store cannot be written (``Store/Access``).
+    private func open(_ access: Store.Access) throws -> Store {
         try requireExisting()
         do {
             return try Store(path: path, access: access)
