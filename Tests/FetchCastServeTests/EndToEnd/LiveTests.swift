@@ -71,8 +71,9 @@ struct LiveTests {
             try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let started = Date()
             #expect(try await socket.receiveOrClosed() == nil)
-            // Closed by the 1 s timeout (the socket itself waits up to 300 s).
-            #expect(Date().timeIntervalSince(started) < 60)
+            // Closed by the 1 s timeout, not by the socket's own 300 s (the margin is for a
+            // loaded machine, where resuming this task can wait for a thread of the shared pool).
+            #expect(Date().timeIntervalSince(started) < 200)
         }
     }
 
