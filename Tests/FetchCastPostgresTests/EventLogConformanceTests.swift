@@ -70,6 +70,15 @@ struct Snapshot: Equatable {
     }
 }
 
+/// Appends `text` as `name` to the log under test and to the reference store.
+func append(_ text: String, _ name: String, _ under: LogUnderTest, _ reference: Store, _ directory: TemporaryDirectory) async throws {
+    let path = try directory.write(name, text)
+    let log = try await under.open()
+    _ = try await log.append(path: path, name: name, options: fixedOptions())
+    await log.close()
+    _ = try reference.append(path: path, name: name, options: fixedOptions())
+}
+
 /// Options with a fixed clock.
 func fixedOptions(skipInvalid: Bool = false) -> Ingestor.Options {
     Ingestor.Options(skipInvalid: skipInvalid, now: { 1_700_000_000 })

@@ -72,15 +72,6 @@ struct ForgetConformanceTests {
         }
     }
 
-    /// Appends `text` as `name` to the log under test and to the reference.
-    private func append(_ text: String, _ name: String, _ under: LogUnderTest, _ reference: Store, _ directory: TemporaryDirectory) async throws {
-        let path = try directory.write(name, text)
-        let log = try await under.open()
-        _ = try await log.append(path: path, name: name, options: fixedOptions())
-        await log.close()
-        _ = try reference.append(path: path, name: name, options: fixedOptions())
-    }
-
     private func forget(_ name: String, _ under: LogUnderTest, _ reference: Store) async throws {
         let log = try await under.open()
         let removed = try await log.forget(name)

@@ -80,15 +80,6 @@ struct ModelStoreConformanceTests {
         }
     }
 
-    /// Appends `text` as `name` to the log under test and to the reference.
-    private func append(_ text: String, _ name: String, _ under: LogUnderTest, _ reference: Store, _ directory: TemporaryDirectory) async throws {
-        let path = try directory.write(name, text)
-        let log = try await under.open()
-        _ = try await log.append(path: path, name: name, options: fixedOptions())
-        await log.close()
-        _ = try reference.append(path: path, name: name, options: fixedOptions())
-    }
-
     @Test(arguments: Engine.available)
     func namesAndEventNumbersFollowIngestOrder(engine: Engine) async throws {
         try await LogUnderTest.with(engine) { under, directory in

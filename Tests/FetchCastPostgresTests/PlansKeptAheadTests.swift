@@ -23,6 +23,16 @@ struct PlansKeptAheadTests {
         return rows.joined(separator: "\n") + "\n"
     }
 
+    /// Each device's plan with default parameters from the same instant, after the traces' days.
+    private static func plans(_ service: FetchCastService, devices: [String]) throws -> [[Prediction]] {
+        try devices.map { device in
+            var request = PredictionRequest()
+            request.device = device
+            request.at = 1_700_656_260
+            return try service.plan(request)
+        }
+    }
+
     /// Two processes on one database do not warm at once: one waits for the other's turn (and
     /// stops waiting when asked to), then finds the devices current; a process that dies
     /// holding the turn gives it up with its connection.
@@ -151,14 +161,7 @@ struct PlansKeptAheadTests {
                 try service.foldPending()
                 _ = try service.keepSchedulersCurrent()
             }
-            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
-                try devices.map { device in
-                    var request = PredictionRequest()
-                    request.device = device
-                    request.at = 1_700_656_260
-                    return try service.plan(request)
-                }
-            }
+            func plans(_ service: FetchCastService) throws -> [[Prediction]] { try Self.plans(service, devices: devices) }
             // Pages of two: each table as the device's own read finds it.
             let repository = ModelRepository(modelStore: try PostgresModelStore.open(location))
             var after: String?
@@ -235,14 +238,7 @@ struct PlansKeptAheadTests {
                 try service.foldPending()
                 _ = try service.keepSchedulersCurrent()
             }
-            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
-                try devices.map { device in
-                    var request = PredictionRequest()
-                    request.device = device
-                    request.at = 1_700_656_260
-                    return try service.plan(request)
-                }
-            }
+            func plans(_ service: FetchCastService) throws -> [[Prediction]] { try Self.plans(service, devices: devices) }
             func sweep(_ service: FetchCastService) throws -> [Prediction] {
                 let sweep = try service.sweep(from: 1_700_656_260, to: 1_700_656_260 + 86_400, budget: PredictionRequest().budget, batchSize: 2)
                 var all: [Prediction] = []
