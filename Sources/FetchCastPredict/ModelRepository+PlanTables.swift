@@ -27,14 +27,22 @@ extension ModelRepository {
     /// again).
     static let planTableVersion = 4
 
-    /// The table a saved row holds (``PlanTable/binaryEncoded()``) when the row is of this
-    /// format and was planned in `epoch`; otherwise `nil`.
+    /// A saved row read in place (``planTableRecord(_:device:watermark:epoch:)``'s format): the
+    /// prior epoch it was planned in and the table (``PlanTable/binaryEncoded()``, valid while
+    /// `row` is); `nil` when the row is of another version or damaged.
+    static func planTableRow(_ row: UnsafeRawBufferPointer) -> (epoch: PlanEpoch, table: UnsafeRawBufferPointer)? {
+        var r = BinaryReader(row)
+        guard (try? r.int()) == planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
+              let encoded = try? r.blob(), r.offset == row.count
+        else { return nil }
+        return (PlanEpoch(watermark: Int64(bitPattern: epochWatermark), tag: epochTag), encoded)
+    }
+
+    /// The table a saved row holds when the row is of this format and was planned in `epoch`;
+    /// otherwise `nil`.
     static func planTable(_ row: [UInt8], epoch: PriorEpoch) -> [UInt8]? {
         row.withUnsafeBytes { bytes in
-            var r = BinaryReader(bytes)
-            guard (try? r.int()) == planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
-                  let encoded = try? r.blob(), r.offset == bytes.count,
-                  Int64(bitPattern: epochWatermark) == epoch.watermark, epochTag == epoch.tag
+            guard let (planned, encoded) = planTableRow(bytes), planned == PlanEpoch(watermark: epoch.watermark, tag: epoch.tag)
             else { return nil }
             return Array(encoded)
         }
@@ -103,16 +111,14 @@ extension ModelRepository {
         guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
         // Only the segment of `start` is decoded (a table holds one plan per pending look).
         let read = try store.withModelState(key: planTableKey(device: device)) {
-            watermark, bytes -> (Int64, Int64, UInt64, [Prediction]?, [UInt8]?)? in
-            var r = BinaryReader(bytes)
-            guard (try? r.int()) == Self.planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
-                  let encoded = try? r.blob(), r.offset == bytes.count,
+            watermark, bytes -> (Int64, PlanEpoch, [Prediction]?, [UInt8]?)? in
+            guard let (planned, encoded) = Self.planTableRow(bytes),
                   let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: count)
             else { return nil }
-            return (watermark, Int64(bitPattern: epochWatermark), epochTag, plan, keeping ? Array(encoded) : nil)
+            return (watermark, planned, plan, keeping ? Array(encoded) : nil)
         }
-        guard let (watermark, epochWatermark, epochTag, found, encoded) = read ?? nil, let plan = found,
-              let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == epochWatermark, epoch.tag == epochTag
+        guard let (watermark, planned, found, encoded) = read ?? nil, let plan = found,
+              let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == planned.watermark, epoch.tag == planned.tag
         else { return nil }
         let last = try store.lastEventID()
         guard watermark <= last else { return nil }  // events forgotten since
