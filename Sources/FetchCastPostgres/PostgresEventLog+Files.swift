@@ -31,6 +31,7 @@ extension PostgresEventLog {
             try await c.query("DELETE FROM file_days WHERE file_id = \(id)", logger: self.logger)
             try await c.query("DELETE FROM files WHERE file_id = \(id)", logger: self.logger)
             try await c.query("DELETE FROM model_state", logger: self.logger)
+            try await c.query("DELETE FROM device_state", logger: self.logger)
             return file
         }
     }

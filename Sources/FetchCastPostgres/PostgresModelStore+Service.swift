@@ -38,14 +38,14 @@ extension PostgresModelStore: ServiceStore {
     }
 
     /// How a service opens its connections to the database at `location`: each one its own
-    /// connection (``open(_:)``, upgrading an older schema); the writer creates FetchCast's
-    /// tables in an empty database, as `fetchcast ingest` does.
+    /// connection (as ``open(_:)``, upgrading an older schema), sharing what devices' ids were
+    /// read (``DeviceIDsBySeq``); the writer creates FetchCast's tables in an empty database, as
+    /// `fetchcast ingest` does.
     package static func serviceStorage(_ location: PostgresLocation) -> ServiceStorage {
+        let deviceIDs = DeviceIDsBySeq()
         var storage = ServiceStorage(location: location.description) { writer in
-            if writer {
-                return PostgresModelStore(log: try Blocking.wait { try await PostgresEventLog.open(location, create: true) })
-            }
-            return try open(location)
+            let log = try Blocking.wait { try await PostgresEventLog.open(location, create: writer, upgrade: true) }
+            return PostgresModelStore(log: log, deviceIDs: deviceIDs)
         }
         // A plan read from the database is a round trip; from memory, one shared check.
         storage.plansInMemoryBytes = 64 << 20

@@ -38,17 +38,26 @@ package final class PostgresModelStore: ModelStore {
     /// ``withOneRead(keys:device:_:)`` for its body): the last event's number, the states of its
     /// keys (`nil`: no such row) and, for its device, the largest `first_event` of the files
     /// holding events of the device or of every device (`nil`: none). Dropped at its end.
-    private var prefetched: Prefetched?
+    var prefetched: Prefetched?
     /// Inside ``withOneRead(keys:device:_:)``'s body: any query is refused
     /// (``NeedsTransaction``), and `refused` says one was.
     private var oneRead: (active: Bool, refused: Bool) = (false, false)
     /// Whether the transaction in progress is a read transaction (nothing in it can change).
     private var readOnly = false
 
-    /// Wraps an open event log (``PostgresEventLog/open(_:create:upgrade:)``, schema 2 or later).
-    package init(log: PostgresEventLog) {
+    /// Devices' `device_id`s by `seq`, shared with the process's other connections to the database.
+    let deviceIDs: DeviceIDsBySeq
+
+    /// Wraps an open event log (``PostgresEventLog/open(_:create:upgrade:)``, schema 4 for the
+    /// model state), sharing `deviceIDs` with the process's other connections to its database.
+    package convenience init(log: PostgresEventLog) {
+        self.init(log: log, deviceIDs: DeviceIDsBySeq())
+    }
+
+    init(log: PostgresEventLog, deviceIDs: DeviceIDsBySeq) {
         self.log = log
         self.path = log.location
+        self.deviceIDs = deviceIDs
     }
 
     /// Opens the database at `location` for the model layer, upgrading an older FetchCast schema
@@ -143,17 +152,23 @@ package final class PostgresModelStore: ModelStore {
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
         var lastFile: Int64?
+        let split = try stateKeys(keys)
+        let deviceID = try device.flatMap { try self.deviceID(seq: $0) } ?? -1
         // Every part an index probe: the files' primary key, file_counts' (device_id, file_id, …)
-        // for the device and for every device (0), devices' seq, model_state's key.
-        // One row at least (no keys: the numbers alone).
+        // for the device and for every device (0), the two state tables' keys. One row at least
+        // (no keys: the numbers alone).
         for row in try query("""
-            SELECT s.last, s.device_file, k.key, m.watermark, m.state
+            SELECT s.last, s.device_file, m.key, m.watermark, m.state
             FROM (SELECT \(unescaped: Self.lastEvent) AS last,
                          (SELECT f.first_event FROM files f WHERE f.file_id = GREATEST(
                              (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = 0),
-                             (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = (SELECT device_id FROM devices WHERE seq = \(device ?? -1)))))
+                             (SELECT max(c.file_id) FROM file_counts c WHERE c.device_id = \(deviceID))))
                          AS device_file) s
-            LEFT JOIN (unnest(\(keys)::text[]) AS k(key) LEFT JOIN model_state m ON m.key = k.key) ON true
+            LEFT JOIN (
+                SELECT key, watermark, state FROM model_state WHERE key = ANY(\(split.fleet)::text[])
+                UNION ALL
+                SELECT key, watermark, state FROM device_state
+                WHERE device_id = ANY(\(split.devices)::bigint[]) AND key = ANY(\(split.deviceKeys)::text[])) m ON true
             """) {
             let (n, file, key, watermark, state) = try row.decode((Int64, Int64?, String?, Int64?, ByteBuffer?).self)
             last = n
@@ -198,9 +213,14 @@ package final class PostgresModelStore: ModelStore {
         var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
+        let split = try stateKeys(keys)
         for row in try query("""
             SELECT s.last, m.key, m.watermark, m.state
-            FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN model_state m ON m.key = ANY(\(keys)::text[])
+            FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN (
+                SELECT key, watermark, state FROM model_state WHERE key = ANY(\(split.fleet)::text[])
+                UNION ALL
+                SELECT key, watermark, state FROM device_state
+                WHERE device_id = ANY(\(split.devices)::bigint[]) AND key = ANY(\(split.deviceKeys)::text[])) m ON true
             """) {
             let (n, key, watermark, state) = try row.decode((Int64, String?, Int64?, ByteBuffer?).self)
             last = n
@@ -238,7 +258,7 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// What one statement read (``prefetchModelStates(keys:device:)``).
-    private struct Prefetched {
+    struct Prefetched {
         var last: Int64
         var states: [String: (watermark: Int64, state: ByteBuffer)?]
         /// The device asked about and the largest `first_event` of the files holding its events
@@ -362,76 +382,6 @@ package final class PostgresModelStore: ModelStore {
         try scalar("SELECT min(file_id) FROM files WHERE first_event >= \(afterID) AND rows > 0")
     }
 
-    // MARK: Model state
-
-    package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T? {
-        if let kept = prefetched?.states[key] {
-            guard let (watermark, state) = kept else { return nil }
-            return state.withUnsafeReadableBytes { body(watermark, $0) }
-        }
-        guard let row = try query("SELECT watermark, state FROM model_state WHERE key = \(key)").first else { return nil }
-        let (watermark, state) = try row.decode((Int64, ByteBuffer).self)
-        return state.withUnsafeReadableBytes { body(watermark, $0) }
-    }
-
-    package func modelStateWatermark(key: String) throws -> Int64? {
-        if let kept = prefetched?.states[key] { return kept?.watermark }
-        return try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
-    }
-
-    /// One statement for many rows (a warm-up batch's schedulers and tables), each statement at
-    /// most ``saveStatementBytes`` of states; a key given twice keeps its last record, as saving
-    /// them one by one would.
-    package func saveModelStates(_ records: [ModelStateRecord]) throws {
-        var last: [String: Int] = [:]
-        for (i, r) in records.enumerated() { last[r.key] = i }
-        var start = 0
-        while start < records.count {
-            var keys: [String] = [], watermarks: [Int64] = [], states: [ByteBuffer] = []
-            var bytes = 0
-            var end = start
-            while end < records.count && (keys.isEmpty || bytes + records[end].state.count <= Self.saveStatementBytes) {
-                let r = records[end]
-                if last[r.key] == end {
-                    keys.append(r.key)
-                    watermarks.append(r.watermark)
-                    states.append(ByteBuffer(bytes: r.state))
-                    bytes += r.state.count
-                }
-                end += 1
-            }
-            start = end
-            guard !keys.isEmpty else { continue }
-            try run("""
-                INSERT INTO model_state(key, watermark, state)
-                SELECT * FROM unnest(\(keys)::text[], \(watermarks)::bigint[], \(states)::bytea[])
-                ON CONFLICT (key) DO UPDATE SET watermark = EXCLUDED.watermark, state = EXCLUDED.state
-                """)
-        }
-    }
-
-    /// The most bytes of states one statement of ``saveModelStates(_:)`` sends.
-    static let saveStatementBytes = 16 << 20
-
-    package func deleteModelState(key: String) throws {
-        try run("DELETE FROM model_state WHERE key = \(key)")
-    }
-
-    package func deleteModelStates(prefix: String) throws {
-        try run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(Store.keyAbove(prefix: prefix))")
-    }
-
-    package func modelStates(prefix: String, after: String?, limit: Int) throws -> [ModelStateRecord] {
-        try query("""
-            SELECT key, watermark, state FROM model_state
-            WHERE key >= \(prefix) AND key < \(Store.keyAbove(prefix: prefix)) AND key > \(after ?? "")
-            ORDER BY key LIMIT \(Int64(max(0, limit)))
-            """).map { row in
-            let (key, watermark, state) = try row.decode((String, Int64, ByteBuffer).self)
-            return ModelStateRecord(key: key, watermark: watermark, state: Array(buffer: state))
-        }
-    }
-
     // MARK: Queries
 
     private func names(_ q: PostgresQuery) throws -> [Int64: String] {
@@ -449,7 +399,7 @@ package final class PostgresModelStore: ModelStore {
         return try row.decode(Int64?.self)
     }
 
-    private func run(_ q: PostgresQuery) throws {
+    func run(_ q: PostgresQuery) throws {
         _ = try query(q)
     }
 

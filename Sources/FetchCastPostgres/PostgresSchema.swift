@@ -5,18 +5,20 @@
 /// processes that open a new database at the same moment cannot both create it.
 ///
 /// Laid out for sharding by device (Citus `create_distributed_table(…, 'device_id')`): every
-/// device-keyed table (`devices`, `event_log`, `file_counts`, `file_days`) has `device_id` as
-/// the first column of its primary key and no unique constraint without it, so the four
-/// colocate; `apps` and `files` are small and every shard joins them (reference tables).
+/// device-keyed table (`devices`, `event_log`, `file_counts`, `file_days`, `device_state`) has
+/// `device_id` as the first column of its primary key and no unique constraint without it, so
+/// the five colocate; `apps`, `files` and `model_state` (the fleet's states) are small and every
+/// shard needs them (reference tables).
 /// `event_log` is hash-partitioned by `device_id` (declarative partitioning, 8 partitions).
 /// Device and app ids are 63-bit hashes of their names (``NameID``), so no shared counter
 /// hands them out; device id 0 stands for "every device" (a publish).
 enum PostgresSchema {
     /// The version this build writes.
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// The oldest version a reader (`stats`, `devices`, `evaluate`) reads without an upgrade:
-    /// version 3 changed only how model state is compressed.
+    /// version 3 changed only how model state is compressed, version 4 only where it is kept
+    /// (readers read none).
     static let oldestReadable: Int64 = 2
 
     /// Partitions of `event_log`.
@@ -163,6 +165,36 @@ enum PostgresSchema {
             EXCEPTION WHEN feature_not_supported THEN NULL;
             END $$
             """,
+        ],
+        // 3 → 4: a device's model state (``DeviceStateKey``: `device:3`, `scheduler:3:…`,
+        // `plans:3:…`) in `device_state`, keyed by the device's `device_id` as its events are, so
+        // that Citus shards it with them (a warm-up writes about 100 KB a device); the fleet's
+        // states stay in `model_state`. The rows move; one of a device the database does not
+        // hold (none is written so) is dropped, as state that could only be read again by
+        // rebuilding it.
+        [
+            """
+            CREATE TABLE device_state(
+                device_id bigint NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                watermark bigint NOT NULL,
+                state bytea NOT NULL,
+                PRIMARY KEY (device_id, key))
+            """,
+            """
+            DO $$ BEGIN
+                ALTER TABLE device_state ALTER COLUMN state SET COMPRESSION lz4;
+            EXCEPTION WHEN feature_not_supported THEN NULL;
+            END $$
+            """,
+            "CREATE INDEX device_state_key ON device_state(key)",
+            """
+            INSERT INTO device_state(device_id, key, watermark, state)
+            SELECT d.device_id, m.key, m.watermark, m.state
+            FROM model_state m JOIN devices d ON d.seq = substring(m.key FROM '^[^:]+:([1-9][0-9]{0,17})(:|$)')::bigint
+            WHERE m.key ~ '^[^:]+:[1-9][0-9]{0,17}(:|$)'
+            """,
+            "DELETE FROM model_state WHERE key ~ '^[^:]+:[1-9][0-9]{0,17}(:|$)'",
         ],
     ]
 

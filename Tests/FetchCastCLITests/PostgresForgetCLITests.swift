@@ -126,16 +126,22 @@ struct PostgresForgetCLITests {
             #expect(before == (try Self.readers(workspace, "fetchcast.sqlite")))
             return before
         }
-        let modelState = try await database.strings("SELECT key || ':' || watermark FROM model_state ORDER BY key")
-        #expect(!modelState.isEmpty)
+        let modelState = try await database.strings(Self.modelState)
+        #expect(modelState.contains { $0.hasPrefix("device:") } && modelState.contains { $0.hasPrefix("population:") })
         let url = database.url
         let after = try await offThread { () throws -> [String] in
             try Self.refuseForgets(steps.workspace, pg, url: url)
             return try Self.readers(steps.workspace, pg)
         }
         #expect(after == before)
-        #expect(try await database.strings("SELECT key || ':' || watermark FROM model_state ORDER BY key") == modelState)
+        #expect(try await database.strings(Self.modelState) == modelState)
     }
+
+    /// Every model state's key and watermark, the fleet's and the devices'.
+    private static let modelState = """
+        SELECT key || ':' || watermark FROM (SELECT key, watermark FROM model_state UNION ALL SELECT key, watermark FROM device_state) s
+        ORDER BY key
+        """
 
     /// A workspace handed from one blocking step of a test to the next (one step at a time).
     private final class Steps: @unchecked Sendable {

@@ -151,6 +151,21 @@ struct ModelStoreConformanceTests {
                 ]
                 try store.writeTransaction { try store.saveModelStates(records) }
                 for r in records { #expect(try store.modelState(key: r.key) == r) }
+                if let database = under.database {
+                    // A device's states beside its events, keyed by its device_id; the rest in model_state.
+                    #expect(try await database.strings("SELECT d.name || ' ' || s.key FROM device_state s JOIN devices d USING (device_id) ORDER BY s.key")
+                            == ["zed device:1", "zed plan:1:a", "caf\u{E9} plan:2:b"])
+                    #expect(try await database.strings("SELECT key FROM model_state ORDER BY key") == ["plan;"])
+                    // A state of a device the database does not hold has nowhere to go: refused,
+                    // and nothing of its save is kept.
+                    #expect(throws: StoreError.self) {
+                        try store.writeTransaction {
+                            try store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9]), ModelStateRecord(key: "device:99", watermark: 1, state: [])])
+                        }
+                    }
+                    #expect(try store.modelState(key: "device:1") == records[0])
+                    #expect(try store.modelState(key: "device:99") == nil)
+                }
                 // A key given twice in one save keeps its last record, as saving them in turn would.
                 let twice = [ModelStateRecord(key: "twice", watermark: 1, state: [1]), ModelStateRecord(key: "twice", watermark: 2, state: [2, 2])]
                 try store.writeTransaction { try store.saveModelStates(twice) }
@@ -247,7 +262,7 @@ struct ModelStoreConformanceTests {
             let database = try #require(under.database)
             // Back to what schema 1 had.
             for statement in [
-                "DROP TABLE model_state", "ALTER TABLE devices DROP COLUMN seq", "ALTER TABLE apps DROP COLUMN seq",
+                "DROP TABLE model_state", "DROP TABLE device_state", "ALTER TABLE devices DROP COLUMN seq", "ALTER TABLE apps DROP COLUMN seq",
                 "ALTER TABLE files DROP COLUMN first_event", "DROP SEQUENCE device_seqs", "DROP SEQUENCE app_seqs",
                 "UPDATE fetchcast_meta SET value = 1 WHERE key = 'schema_version'",
             ] {
@@ -265,6 +280,41 @@ struct ModelStoreConformanceTests {
                 #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
                 #expect(try store.lastEventID() == 11)
             }
+        }
+    }
+
+    /// A database written by schema 3 (every state in `model_state`): opening it for the model
+    /// moves each device's states to `device_state`, keyed by the device, and reads them as before.
+    @Test func aSchemaThreeDatabaseMovesDeviceStatesOnUpgrade() async throws {
+        guard Engine.available.contains(.postgres) else { return }
+        try await LogUnderTest.with(.postgres) { under, directory in
+            let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+            try await append(first, "a.csv", under, reference, directory)
+            let records = [
+                ModelStateRecord(key: "device:1", watermark: 6, state: [0, 1, 2, 255]),
+                ModelStateRecord(key: "epoch", watermark: 6, state: [1]),
+                ModelStateRecord(key: "plans:1:a", watermark: 6, state: Array(repeating: 7, count: 100_000)),
+                ModelStateRecord(key: "scheduler:4:b", watermark: 5, state: []),
+            ]
+            try await withModelStore(under) { store in try store.writeTransaction { try store.saveModelStates(records) } }
+            let database = try #require(under.database)
+            // Back to what schema 3 had, with a state of a device that is not there.
+            for statement in [
+                "INSERT INTO model_state(key, watermark, state) SELECT key, watermark, state FROM device_state",
+                "INSERT INTO model_state(key, watermark, state) VALUES ('device:99', 1, '\\x00')",
+                "DROP TABLE device_state",
+                "UPDATE fetchcast_meta SET value = 3 WHERE key = 'schema_version'",
+            ] {
+                try await database.execute(statement)
+            }
+            try await withModelStore(under) { (store: any ModelStore) async throws in
+                for r in records { #expect(try store.modelState(key: r.key) == r) }
+                #expect(try store.modelState(key: "device:99") == nil)
+            }
+            #expect(try await database.strings("SELECT d.name || ' ' || s.key FROM device_state s JOIN devices d USING (device_id) ORDER BY s.key")
+                    == ["zed device:1", "zed plans:1:a", "Alice scheduler:4:b"])
+            #expect(try await database.strings("SELECT key FROM model_state ORDER BY key") == ["epoch"])
+            #expect(try await database.strings("SELECT value::text FROM fetchcast_meta WHERE key = 'schema_version'") == ["4"])
         }
     }
 }

@@ -61,6 +61,8 @@ package protocol ModelStore: AnyObject {
     /// transaction; an error `batches` throws stops the scan and is rethrown as it was.
     func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws
 
+    /// Model state is kept by key: a device's keys name it (``DeviceStateKey``), the fleet's do not.
+    ///
     /// Reads the state kept under `key` in place: `body` gets its watermark and bytes (valid
     /// only inside it); `nil` when there is none.
     func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T?
@@ -72,7 +74,9 @@ package protocol ModelStore: AnyObject {
     /// U+007F), in key order (bytes), after `after` when given: at most `limit`.
     func modelStates(prefix: String, after: String?, limit: Int) throws -> [ModelStateRecord]
 
-    /// Keeps states, replacing what their keys held (inside the caller's write transaction).
+    /// Keeps states, replacing what their keys held (inside the caller's write transaction). A
+    /// device's state (``DeviceStateKey``) is kept with the device: an engine that keeps it
+    /// beside the device's events (PostgreSQL) refuses one of a device it does not hold.
     func saveModelStates(_ records: [ModelStateRecord]) throws
 
     /// Forgets the state kept under `key`, if any (inside the caller's write transaction).

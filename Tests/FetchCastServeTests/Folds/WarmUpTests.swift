@@ -40,6 +40,13 @@ struct WarmUpTests {
         try await run(warms: true) { client, store in
             #expect(try await Self.waitUntil { try Self.count(store, "scheduler:%") == 3 && Self.count(store, "plans:%") == 3 && Self.count(store, "warmed-current-5") == 1 })
             let before = try store.modelStateWatermark(key: "warmed-current-5")
+            // Every key is the fleet's (no colon) or names one of the three devices (DeviceStateKey):
+            // what lets PostgreSQL keep a device's states by device.
+            let statement = try store.connection.prepare("SELECT key FROM model_state")
+            var keys: [String] = []
+            while try statement.step() { keys.append(statement.text(0)) }
+            #expect(keys.count >= 10)
+            for key in keys { #expect(!key.contains(":") || (DeviceStateKey.device(of: key).map { (1...3).contains($0) } ?? false), "\(key)") }
 
             // One more launch of dev-2: folded, then its scheduler caught up and saved again.
             let row = "time,device,app,event,result,bytes,duration_ms\n\(Int(ServeFixture.now) + 60),dev-2,com.example.news,launch,,,\n"
