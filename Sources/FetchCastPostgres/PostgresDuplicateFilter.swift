@@ -20,9 +20,13 @@ import PostgresNIO
 /// (device, instant) pairs inside those spans, each pair through the (device, time) index of its partition (a
 /// lateral join: a plain join was planned as a hash join over every stored event, the arrays'
 /// length unknown to the planner: 0.46 s a batch of 16,384 rows against 1 M stored events).
+/// Citus refuses that lateral join (its `OFFSET 0`, the fence that keeps it a probe a pair, next
+/// to `unnest`): there the plain join is sent, and each shard plans it.
 struct PostgresDuplicateFilter {
     /// The file being appended (its rows sent so far are not "stored").
     let fileID: Int64
+    /// Whether the database is Citus's (``PostgresEventLog/citus``).
+    let citus: Bool
     /// Stored events already matched by a row of this file (each matches one row).
     private var matched: Set<StoredEvent> = []
     /// Rows skipped so far.
@@ -30,7 +34,10 @@ struct PostgresDuplicateFilter {
     /// The first and last instant of each device's stored events looked up so far (`nil`: none).
     private var spans: [Int64: ClosedRange<Int64>?] = [:]
 
-    init(fileID: Int64) { self.fileID = fileID }
+    init(fileID: Int64, citus: Bool) {
+        self.fileID = fileID
+        self.citus = citus
+    }
 
     /// A stored event: its file and line.
     private struct StoredEvent: Hashable {
@@ -68,7 +75,12 @@ struct PostgresDuplicateFilter {
             askedTimes.append(e.timeMicros)
         }
         guard !askedDevices.isEmpty else { return nil }
-        let rows = try await c.query("""
+        let rows = try await c.query(citus ? """
+            SELECT e.device_id, e.time_us, e.utc_offset_s::bigint, e.app_id, e.kind::bigint, e.result::bigint, e.bytes,
+                   e.duration_ms, e.network::bigint, e.power::bigint, e.battery::bigint, e.low_power::bigint, e.file_id, e.line
+            FROM unnest(\(askedDevices)::bigint[], \(askedTimes)::bigint[]) AS k(device_id, time_us)
+            JOIN event_log e ON e.device_id = k.device_id AND e.time_us = k.time_us AND e.file_id <> \(fileID)
+            """ : """
             SELECT e.device_id, e.time_us, e.utc_offset_s::bigint, e.app_id, e.kind::bigint, e.result::bigint, e.bytes,
                    e.duration_ms, e.network::bigint, e.power::bigint, e.battery::bigint, e.low_power::bigint, e.file_id, e.line
             FROM unnest(\(askedDevices)::bigint[], \(askedTimes)::bigint[]) AS k(device_id, time_us)

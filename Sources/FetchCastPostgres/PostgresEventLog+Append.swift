@@ -79,7 +79,7 @@ extension PostgresEventLog {
         // unless kept, and only when it holds events.
         var duplicates: PostgresDuplicateFilter?
         if !options.keepsDuplicates, try await scalar("SELECT \(unescaped: PostgresModelStore.lastEvent)", on: c) > 0 {
-            duplicates = PostgresDuplicateFilter(fileID: fileID)
+            duplicates = PostgresDuplicateFilter(fileID: fileID, citus: citus)
         }
         var ended = false
         defer { sourceEnded = ended }
@@ -238,14 +238,15 @@ extension PostgresEventLog {
         let texts = ids.map { names[$0]! }
         let stored: PostgresRowSequence
         // The numbers are drawn after the sort (PostgreSQL evaluates a volatile output column
-        // after ORDER BY), so they follow the names' order.
+        // after ORDER BY), so they follow the names' order. An anti-join, not a correlated
+        // `NOT EXISTS`, which Citus does not plan beside `unnest`.
         switch table {
         case .devices:
             try await c.query(
                 """
                 INSERT INTO devices(device_id, name, seq)
                 SELECT u.id, u.name, nextval('device_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
-                WHERE NOT EXISTS (SELECT 1 FROM devices d WHERE d.device_id = u.id) ORDER BY u.o
+                LEFT JOIN devices d ON d.device_id = u.id WHERE d.device_id IS NULL ORDER BY u.o
                 ON CONFLICT DO NOTHING
                 """,
                 logger: logger)
@@ -255,7 +256,7 @@ extension PostgresEventLog {
                 """
                 INSERT INTO apps(app_id, name, seq)
                 SELECT u.id, u.name, nextval('app_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
-                WHERE NOT EXISTS (SELECT 1 FROM apps a WHERE a.app_id = u.id) ORDER BY u.o
+                LEFT JOIN apps a ON a.app_id = u.id WHERE a.app_id IS NULL ORDER BY u.o
                 ON CONFLICT DO NOTHING
                 """,
                 logger: logger)

@@ -14,11 +14,15 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     public let location: String
     let connection: PostgresConnection
     let logger: Logger
+    /// Whether the database has the Citus extension (read when opened): the one statement
+    /// Citus cannot plan is sent in a form it can (``PostgresDuplicateFilter``).
+    let citus: Bool
 
-    private init(location: String, connection: PostgresConnection, logger: Logger) {
+    private init(location: String, connection: PostgresConnection, logger: Logger, citus: Bool) {
         self.location = location
         self.connection = connection
         self.logger = logger
+        self.citus = citus
     }
 
     /// Connects to the database and checks (or, with `create`, creates or upgrades) its schema.
@@ -55,7 +59,15 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         } catch {
             throw Self.storeError(error, location: where_, doing: "could not connect")
         }
-        let log = PostgresEventLog(location: where_, connection: connection, logger: logger)
+        let log: PostgresEventLog
+        do {
+            let citus = try await connection.query("SELECT count(*) FROM pg_catalog.pg_extension WHERE extname = 'citus'", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            log = PostgresEventLog(location: where_, connection: connection, logger: logger, citus: citus > 0)
+        } catch {
+            try? await connection.close()
+            throw Self.storeError(error, location: where_, doing: "could not read the database's extensions")
+        }
         do {
             try await log.openSchema(create: create, upgrade: upgrade)
         } catch {
