@@ -14,7 +14,8 @@ extension PostgresEventLog {
     ///
     /// Event numbers need no change: each file keeps its `first_event`, and the next file starts
     /// after the end of the last remaining one (``PostgresModelStore/lastEvent``) and takes the
-    /// file id after the largest remaining one, as SQLite's rowids do.
+    /// file id after the largest remaining one, as SQLite's rowids do. Model state is emptied
+    /// but for a new ``ForgetMark``, as on SQLite.
     /// - Complexity: O(the file's events), deleted through the primary key of each of its
     ///   devices (found in `file_counts`).
     public func forget(_ fileOrHash: String) async throws -> StoredFile {
@@ -32,6 +33,11 @@ extension PostgresEventLog {
             try await c.query("DELETE FROM files WHERE file_id = \(id)", logger: self.logger)
             try await c.query("DELETE FROM model_state", logger: self.logger)
             try await c.query("DELETE FROM device_state", logger: self.logger)
+            let mark = ForgetMark.record(watermark: 0)
+            try await c.query("""
+                INSERT INTO model_state(key, watermark, state)
+                VALUES (\(mark.key), \(unescaped: PostgresModelStore.lastEvent), \(ByteBuffer(bytes: mark.state)))
+                """, logger: self.logger)
             return file
         }
     }

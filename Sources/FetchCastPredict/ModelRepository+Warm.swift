@@ -124,8 +124,9 @@ extension ModelRepository {
             }
             let saving = pendingCheckpoints ?? []
             pendingCheckpoints = nil
-            try saveTables(tables, dropping: dropped, checkpoints: saving)
-            schedulersSaved += saving.count
+            if try saveTables(tables, dropping: dropped, checkpoints: saving, epochTag: snapshot.epochTag) {
+                schedulersSaved += saving.count
+            }
             if stopped {
                 outcome.saved = schedulersSaved - saveBefore
                 return outcome
@@ -143,16 +144,21 @@ extension ModelRepository {
     }
 
     /// Saves caught-up schedulers and plan tables and drops the tables of `dropped`, in one
-    /// transaction (a few statements on a server database, not a few per device); a failure (a
+    /// transaction (a few statements on a server database, not a few per device), if the
+    /// store's prior epoch is still the one they were made in (`epochTag`; after a `forget` they
+    /// may hold forgotten events: then nothing is saved, and `false` returned). A failure (a
     /// full disk) fails the pass, so that no marker says these devices' tables are current.
     private func saveTables(
-        _ tables: [Store.ModelStateRecord], dropping dropped: [Int64], checkpoints saving: [(checkpoint: SchedulerCheckpoint, key: String)]
-    ) throws {
-        guard !tables.isEmpty || !dropped.isEmpty || !saving.isEmpty else { return }
-        try store.writeTransaction {
+        _ tables: [Store.ModelStateRecord], dropping dropped: [Int64], checkpoints saving: [(checkpoint: SchedulerCheckpoint, key: String)],
+        epochTag: UInt64?
+    ) throws -> Bool {
+        guard !tables.isEmpty || !dropped.isEmpty || !saving.isEmpty else { return true }
+        return try store.writeTransaction {
+            guard try epochIsCurrent(epochTag) else { return false }
             for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
             try checkpoints.save(saving)
             try store.saveModelStates(tables)
+            return true
         }
     }
 

@@ -125,6 +125,9 @@ public final class ModelRepository {
         var deviceIDs: [[UInt8]: Int64] = [:]
         /// ``ModelRepository/priorTag(_:)`` of some of `priors` (those read from the shared cache).
         var priorTags: [Int64: UInt64] = [:]
+        /// The tag of the prior epoch the priors are of (``PriorEpoch/tag``); `nil` for priors of
+        /// a fold kept in memory only.
+        var epochTag: UInt64?
 
         /// The device id of a name, matched byte for byte (ids that only look alike differ).
         public func device(named name: String) -> Int64? {
@@ -261,14 +264,14 @@ public final class ModelRepository {
     /// (``stillCaughtUp(_:watermark:limitMicros:last:)``) and no later than `time`.
     func caughtUp(
         _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
-        priorTag knownTag: UInt64? = nil, time: Double, inclusive: Bool
+        priorTag knownTag: UInt64? = nil, epochTag: UInt64? = nil, time: Double, inclusive: Bool
     ) throws -> LearnedPolicy? {
         let micros = time * 1_000_000
         let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
         let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
         let tag = knownTag ?? Self.priorTag(prior)
         var toSave: CaughtUp?
-        defer { if let toSave { save(toSave, key: key, priorTag: tag) } }
+        defer { if let toSave { save(toSave, key: key, priorTag: tag, epochTag: epochTag) } }
         return try store.readTransaction {
             let watermark = try store.lastEventID()
             func usable(limitMicros: Int64, watermark keptWatermark: Int64, tag keptTag: UInt64?) throws -> Bool {
@@ -282,7 +285,11 @@ public final class ModelRepository {
             // Whether the store already holds this scheduler as far as it is caught up (then
             // only newly told events make it worth saving again).
             var storedAlready = false
-            if let kept = cached?.caughtUp, try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
+            // One kept in memory only within the epoch it was caught up in: a `forget` starts a
+            // new epoch (``historyKey``), and a device's prior may come out the same after it
+            // while its history did not.
+            if let kept = cached?.caughtUp, epochTag != nil, cached?.epochTag == epochTag,
+               try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
                 state = kept
                 schedulersReused += 1
             } else if let saved = saved(key), try usable(limitMicros: saved.limitMicros, watermark: saved.watermark, tag: saved.priorTag),
@@ -320,7 +327,7 @@ public final class ModelRepository {
             // A kept scheduler may or may not be in the store (another process, an earlier
             // save): saved again when it moved; a restored one only when it read new events.
             if advanced, !storedAlready || told > 0 { toSave = state }
-            if advanced || cached == nil { schedulerCache.keep(state, priorTag: tag, for: key) }
+            if advanced || cached == nil || cached?.epochTag != epochTag { schedulerCache.keep(state, priorTag: tag, epochTag: epochTag, for: key) }
             if !inclusive, micros == micros.rounded() {
                 // The events at `time` that come before the looks at it.
                 try forEachHistoryEvent(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
@@ -398,9 +405,10 @@ public final class ModelRepository {
         (try? checkpoints.checkpoint(key: storageKey(key))) ?? nil
     }
 
-    /// Saves a caught-up scheduler for the next process, when this repository saves its folds;
-    /// a failure only costs the next process the catching up.
-    private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64) {
+    /// Saves a caught-up scheduler for the next process, when this repository saves its folds
+    /// and the store's prior epoch is still the one it was caught up in (after a `forget`, it
+    /// may hold forgotten events); a failure only costs the next process the catching up.
+    private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64, epochTag: UInt64?) {
         guard savesSchedulers, let bytes = try? state.scheduler.savedState() else { return }
         let checkpoint = SchedulerCheckpoint(
             conditions: state.conditions, limitMicros: state.limitMicros, watermark: state.watermark, seen: state.seen,
@@ -410,9 +418,20 @@ public final class ModelRepository {
             return
         }
         do {
-            try store.writeTransaction { try checkpoints.save([(checkpoint, storageKey(key))]) }
-            schedulersSaved += 1
+            let saved = try store.writeTransaction {
+                guard try epochIsCurrent(epochTag) else { return false }
+                try checkpoints.save([(checkpoint, storageKey(key))])
+                return true
+            }
+            if saved { schedulersSaved += 1 }
         } catch {}
+    }
+
+    /// Whether the store's prior epoch is the one tagged `tag` (`nil`: a fold kept in memory only,
+    /// never current).
+    func epochIsCurrent(_ tag: UInt64?) throws -> Bool {
+        guard let tag else { return false }
+        return try priorEpoch(fold: try savedFold())?.tag == tag
     }
 
     /// A stored event as the model sees it.
@@ -441,6 +460,7 @@ public final class ModelRepository {
         var priorsToSave: [Store.ModelStateRecord] = []
         // ``priorTag(_:)`` of priors that came with one (from the shared cache), beside `state`.
         var priorTags: [Int64: UInt64] = [:]
+        var epochTag: UInt64?
         var folded = 0
         // The common case reads: one snapshot, no write lock (so `predict` answers while an
         // ingest runs). When events were added since the saved fold, a repository that does not
@@ -461,6 +481,7 @@ public final class ModelRepository {
                     state = loaded.state
                     priorsToSave = loaded.priorsToSave
                     priorTags = loaded.priorTags
+                    epochTag = loaded.epochTag
                 }
             } else if !savesFolds, saved.watermark < last {
                 guard let epoch = try priorEpoch(fold: saved) else { return }
@@ -477,6 +498,7 @@ public final class ModelRepository {
                 let (models, priors) = loaded.state
                 state = (models.merging(current.state.0) { $1 }, priors.merging(current.state.1) { $1 })
                 priorTags = loaded.priorTags
+                epochTag = epoch.tag
                 folded = current.events
             }
         }
@@ -508,6 +530,7 @@ public final class ModelRepository {
                 // its own; within the epoch, the changed devices' saved models are still those
                 // the epoch pooled, the rest are unchanged.
                 let epoch = persist || !fold.startsEpoch ? try priorEpoch(fold: try savedFold()) : nil
+                epochTag = epoch?.tag
                 for id in ids {
                     // Devices the fold did not change are as saved.
                     guard let model = try fold.models[id] ?? (fold.complete ? nil : loadModel(id)) else { continue }
@@ -534,6 +557,7 @@ public final class ModelRepository {
                         if let loaded = try load(ids, fold: saved, appNames: names.apps) {
                             state = loaded.state
                             priorTags = loaded.priorTags
+                            epochTag = loaded.epochTag
                             try store.saveModelStates(loaded.priorsToSave)
                             return
                         }
@@ -549,8 +573,10 @@ public final class ModelRepository {
         }
         let (models, priors) = state ?? ([:], [:])
         return Snapshot(models: models, priors: priors, deviceNames: names.devices, appNames: names.apps, eventsFolded: folded,
-                        deviceIDs: names.deviceIDs, priorTags: priorTags, rewind: { [self] in try model(of: $0, before: $1) },
-                        catchUp: { [self] in try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, priorTag: $5, time: $6, inclusive: $7) },
+                        deviceIDs: names.deviceIDs, priorTags: priorTags, epochTag: epochTag, rewind: { [self] in try model(of: $0, before: $1) },
+                        catchUp: { [self] in
+                            try caughtUp($0, apps: $1, configuration: $2, model: $3, prior: $4, priorTag: $5, epochTag: epochTag, time: $6, inclusive: $7)
+                        },
                         readHistory: { [self] device, time, body in
                             let limit = Int64((time * 1_000_000).rounded(.down)) + 1
                             try store.readTransaction { try forEachHistoryEvent(ofDevice: device, beforeMicros: limit, body) }
@@ -655,7 +681,8 @@ public final class ModelRepository {
     /// `nil` when any of it is damaged. `priorsToSave`: the priors computed, as rows to save
     /// when this repository saves.
     private func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) throws
-        -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64])?
+        -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64],
+            epochTag: UInt64?)?
     {
         let epoch = try priorEpoch(fold: fold)
         var models: [Int64: DeviceModel] = [:]
@@ -692,7 +719,7 @@ public final class ModelRepository {
                 cache.keep(model, prior: prior, priorTag: tag, of: id, modelWatermark: modelWatermark, epochTag: epoch.tag, cost: 3 * size)
             }
         }
-        return ((models, priors), records, tags)
+        return ((models, priors), records, tags, epoch?.tag)
     }
 
     /// The requested devices brought up to date in memory from their saved state and the
@@ -831,7 +858,8 @@ public final class ModelRepository {
         let index = PopulationIndex(population)
         if persist {
             let sums = population.binaryEncoded()
-            tag = Self.sumsTag(sums)
+            // After a `forget`, its mark makes the tag (and the epoch it may start) new.
+            tag = Self.sumsTag(sums + (try store.modelState(key: ForgetMark.key)?.state ?? []))
             try store.saveModelStates([
                 Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
                 Store.ModelStateRecord(key: Self.populationKey, watermark: last, state: sums),

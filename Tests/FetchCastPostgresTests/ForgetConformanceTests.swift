@@ -102,10 +102,15 @@ struct ForgetConformanceTests {
             try await forget("b.csv", under, reference)
             try await expectSame(under, reference, "b forgotten")
             #expect(try reference.lastEventID() == 8)
+            // A new mark of 8 random bytes in the emptied model state (ForgetMark).
+            let mark = try await withModelStore(under) { try $0.modelState(key: ForgetMark.key) }
+            #expect(mark?.watermark == 8 && mark?.state.count == 8)
             // The last file: its id and numbers are taken again by the next file.
             try await forget("c.csv", under, reference)
             try await expectSame(under, reference, "c forgotten")
             #expect(try reference.lastEventID() == 3)
+            let next = try await withModelStore(under) { try $0.modelState(key: ForgetMark.key) }
+            #expect(next?.watermark == 3 && next?.state.count == 8 && next?.state != mark?.state)
             try await append(fileC, "c.csv", under, reference, directory)
             try await expectSame(under, reference, "c again")
             #expect(try reference.files().map(\.id) == [1, 2])

@@ -139,3 +139,71 @@ struct CaughtUpSchedulerTests {
         #expect(try plan("b", "08:08:01") == 0, "b was dropped")
     }
 }
+
+/// A `forget` of a file in the middle of a device's history leaves the store's last event
+/// number, and the device's prior (what the other devices say), as they were: a scheduler kept
+/// in memory before it must still never answer for the forgotten events.
+struct ForgottenEventsTests {
+    @Test func aKeptSchedulerToldOfForgottenEventsIsNotUsedAgain() throws {
+        let temporary = try TemporaryStore(), fresh = try TemporaryStore()
+        let store = try temporary.open(), reference = try fresh.open()
+        // Two weeks of `a` and `b` launching mail, chat and news; a middle file of more mail
+        // launches of `a` at 16:0x (the apps `a` uses, in the same order); a later file of `b`.
+        let history = (0..<14).flatMap { day -> [String] in
+            let date = Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10)
+            return ["a", "b"].flatMap { d in
+                ["\(date)T08:0\(day % 7):00+01:00,\(d),mail,launch,,,", "\(date)T08:1\(day % 7):00+01:00,\(d),chat,launch,,,",
+                 "\(date)T12:3\(day % 7):00+01:00,\(d),news,launch,,,", "\(date)T20:0\(day % 7):00+01:00,\(d),mail,launch,,,"]
+            }
+        }.sorted()
+        let middle = (3..<13).map { day in
+            "\(Timestamp.format(micros: Int64(1_699_833_600 + day * 86_400) * 1_000_000, utcOffsetSeconds: 3600).prefix(10))T16:0\(day % 7):00+01:00,a,mail,launch,,,"
+        }
+        let later = ["2023-11-27T08:00:00+01:00,b,mail,launch,,,"]
+        _ = try temporary.ingest(history, into: store)
+        let forgotten = try temporary.ingest(middle, into: store)
+        _ = try temporary.ingest(later, into: store)
+        _ = try fresh.ingest(history, into: reference)
+        _ = try fresh.ingest(later, into: reference)
+
+        let repository = ModelRepository(store: store)  // a server's: its schedulers kept in memory
+        let request = PredictionRequest(device: "a", at: Timestamp.parseArgument("2023-11-27T09:00:00+01:00")!, count: 20, budget: 6)
+        let before = try Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
+        let last = try store.lastEventID()
+        _ = try store.forget(forgotten)
+        #expect(try store.lastEventID() == last, "a middle file: the last event's number is unchanged")
+
+        let expected = try Predictor.predict(request, snapshot: try ModelRepository(store: reference).refresh(devices: ["a"]))
+        #expect(expected != before, "the forgotten launches change a's plan")
+        let reused = repository.schedulersReused
+        let after = try Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
+        #expect(after == expected)
+        #expect(repository.schedulersReused == reused, "caught up again, not gone on from the kept scheduler")
+        // A new process planning from the store answers the same (no saved scheduler of before).
+        #expect(try Predictor.predict(request, snapshot: try ModelRepository(store: store).refresh(devices: ["a"])) == expected)
+    }
+
+    /// A forgotten file that changed no sum (one `state` row: the model never sees those) still
+    /// gives the fold after the forget a new prior epoch: the forget's mark is mixed into its tag.
+    @Test func aForgetAlwaysStartsAnEpochOfItsOwn() throws {
+        let temporary = try TemporaryStore()
+        let store = try temporary.open()
+        _ = try temporary.ingest(["2023-11-20T08:00:00+01:00,a,mail,launch,,,", "2023-11-20T09:00:00+01:00,b,mail,launch,,,"], into: store)
+        let state = try temporary.write("state.csv", "time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power\n"
+            + "2023-11-20T08:30:00+01:00,a,,state,,,,wifi,charging,80,off\n")
+        _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: state)
+        _ = try temporary.ingest(["2023-11-21T08:00:00+01:00,b,mail,launch,,,"], into: store)
+        let repository = ModelRepository(store: store)
+        func epoch() throws -> ModelRepository.PriorEpoch? {
+            _ = try repository.refresh()
+            return try store.readTransaction { try repository.priorEpoch(fold: try repository.savedFold()) }
+        }
+        let before = try #require(try epoch())
+        let sums = try #require(try store.modelState(key: ModelRepository.populationKey)?.state)
+        _ = try store.forget(state)
+        let after = try #require(try epoch())
+        #expect(try store.modelState(key: ModelRepository.populationKey)?.state == sums, "the same sums")
+        #expect(after.watermark == before.watermark)
+        #expect(after.tag != before.tag)
+    }
+}

@@ -16,6 +16,8 @@ package final class SchedulerCache: Sendable {
         var caughtUp: ModelRepository.CaughtUp
         /// ``ModelRepository/priorTag(_:)`` of the prior the scheduler was built with.
         var priorTag: UInt64
+        /// The tag of the prior epoch it was caught up in (`nil`: a fold kept in memory only).
+        var epochTag: UInt64?
     }
 
     private let state: Mutex<BoundedCache<ModelRepository.SchedulerKey, Entry>>
@@ -33,10 +35,10 @@ package final class SchedulerCache: Sendable {
     }
 
     /// Keeps a caught-up scheduler for `key`, replacing what was kept for it.
-    func keep(_ caughtUp: ModelRepository.CaughtUp, priorTag: UInt64, for key: ModelRepository.SchedulerKey) {
+    func keep(_ caughtUp: ModelRepository.CaughtUp, priorTag: UInt64, epochTag: UInt64?, for key: ModelRepository.SchedulerKey) {
         let cost = caughtUp.scheduler.model.approximateBytes + 2048
         // What it drops is released here, after the lock.
-        _ = state.withLock { $0.keep(Entry(caughtUp: caughtUp, priorTag: priorTag), for: key, cost: cost) }
+        _ = state.withLock { $0.keep(Entry(caughtUp: caughtUp, priorTag: priorTag, epochTag: epochTag), for: key, cost: cost) }
     }
 
     /// Schedulers held (for tests and metrics).

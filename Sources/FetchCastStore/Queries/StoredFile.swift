@@ -59,7 +59,8 @@ extension Store {
     /// Removes one file's events (and its aggregates), found by path as ingested, by full
     /// SHA-256 or by a unique hash prefix of at least 8 digits.
     ///
-    /// Persisted model state is dropped too: it is rebuilt from the remaining events on next use.
+    /// Persisted model state is dropped too, but for a new ``ForgetMark``: it is rebuilt from the
+    /// remaining events on next use, in a new prior epoch.
     /// - Returns: The file removed.
     /// - Throws: ``StoreError`` when nothing or more than one file matches.
     public func forget(_ fileOrHash: String) throws(StoreError) -> StoredFile {
@@ -82,6 +83,7 @@ extension Store {
             try d.bind([.integer(file.id)])
             try d.run()
             try c.execute("DELETE FROM model_state")
+            try saveModelStates([ForgetMark.record(watermark: try lastEventID())])
         }
         return file
     }
