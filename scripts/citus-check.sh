@@ -6,6 +6,7 @@
 # (the store's URL and times of the moment aside); exits 1 otherwise, naming the command.
 #
 #   scripts/citus-check.sh [FETCHCAST]    FETCHCAST: the binary (default .build/debug/fetchcast)
+#   CITUS_WORKERS=2 scripts/citus-check.sh      the same on a coordinator and 2 worker nodes
 #
 # Not part of the README's test command: Citus is not a Debian package.
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 fetchcast=$(realpath "${1:-.build/debug/fetchcast}")
 bin=${PG_BIN:-/usr/lib/postgresql/15/bin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fetchcast-citus-check.XXXXXX")
-citus_env=$(scripts/citus.sh start)
+citus_env=$(scripts/citus.sh start "${CITUS_WORKERS:-0}")
 plain_env=$(scripts/postgres.sh start)
 citus_dir=$(eval "$citus_env"; echo "$FETCHCAST_TEST_POSTGRES_DIR")
 plain_dir=$(eval "$plain_env"; echo "$FETCHCAST_TEST_POSTGRES_DIR")
@@ -78,7 +79,7 @@ run_all() {
   kill -TERM "$server"; wait "$server" || { echo "error: $name: serve exited with $?" >&2; failed=1; }
   step 15-stats-after-serve "$fetchcast" stats --db "$db"
   if [ "$name" = citus ]; then
-    echo "citus: device_state rows $(citus_sql "SELECT count(*) FROM device_state") in shards of $(citus_sql "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'device_state'::regclass") node(s), model_state rows $(citus_sql "SELECT count(*) FROM model_state")"
+    echo "citus: device_state rows $(citus_sql "SELECT count(*) FROM device_state") in shards on $(citus_sql "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'device_state'::regclass") node(s), event_log rows on $(citus_sql "SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name::text LIKE 'event_log%'") node(s), model_state rows $(citus_sql "SELECT count(*) FROM model_state")"
   fi
   return $failed
 }
