@@ -286,7 +286,7 @@ public final class ModelRepository {
             // only newly told events make it worth saving again).
             var storedAlready = false
             // One kept in memory only within the epoch it was caught up in: a `forget` starts a
-            // new epoch (``historyKey``), and a device's prior may come out the same after it
+            // new epoch (``ForgetMark``), and a device's prior may come out the same after it
             // while its history did not.
             if let kept = cached?.caughtUp, epochTag != nil, cached?.epochTag == epochTag,
                try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
