@@ -214,14 +214,22 @@ package final class PostgresModelStore: ModelStore {
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
         let split = try stateKeys(keys)
-        for row in try query("""
-            SELECT s.last, m.key, m.watermark, m.state
-            FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN (
-                SELECT key, watermark, state FROM model_state WHERE key = ANY(\(split.fleet)::text[])
-                UNION ALL
-                SELECT key, watermark, state FROM device_state
-                WHERE device_id = ANY(\(split.devices)::bigint[]) AND key = ANY(\(split.deviceKeys)::text[])) m ON true
-            """) {
+        // The check asks for fleet keys only (the fold's watermark, the epoch): then
+        // `model_state` alone, as before `device_state` existed.
+        let rows = split.deviceKeys.isEmpty
+            ? try query("""
+                SELECT s.last, m.key, m.watermark, m.state
+                FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN model_state m ON m.key = ANY(\(split.fleet)::text[])
+                """)
+            : try query("""
+                SELECT s.last, m.key, m.watermark, m.state
+                FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN (
+                    SELECT key, watermark, state FROM model_state WHERE key = ANY(\(split.fleet)::text[])
+                    UNION ALL
+                    SELECT key, watermark, state FROM device_state
+                    WHERE device_id = ANY(\(split.devices)::bigint[]) AND key = ANY(\(split.deviceKeys)::text[])) m ON true
+                """)
+        for row in rows {
             let (n, key, watermark, state) = try row.decode((Int64, String?, Int64?, ByteBuffer?).self)
             last = n
             if let key, let watermark, let state { states[key] = (watermark, state) }
