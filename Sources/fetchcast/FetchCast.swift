@@ -1,4 +1,6 @@
 import ArgumentParser
+import FetchCastCore
+import Foundation
 import FetchCastStore
 import FetchCastTrace
 
@@ -22,6 +24,47 @@ struct FetchCast: AsyncParsableCommand {
         version: version,
         subcommands: [Ingest.self, Stats.self, Devices.self, Files.self, Forget.self, Predict.self, Model.self, Evaluate.self, Export.self, Conditions.self, Habits.self, Bench.self, Serve.self]
     )
+
+    /// Runs the command line; a first word that is no subcommand but close to one is answered
+    /// with the one it most likely meant (`fetchcast predcit` → "did you mean 'predict'?").
+    static func main() async {
+        acceptEndingSignals()
+        if let word = CommandLine.arguments.dropFirst().first, let usage = unknownSubcommand(word) {
+            var err = FileSink.standardError()
+            print(usage, to: &err)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Unblocks SIGINT, SIGTERM and SIGHUP for this thread and those it starts. A process may
+    /// be started with them blocked (Foundation's `Process` run from a Dispatch worker thread
+    /// passes that thread's mask on): the signals then stayed pending, and `habits generate`
+    /// went on to replace its output after a SIGTERM.
+    static func acceptEndingSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The usage error for `word` when it is not a subcommand but close to one; `nil` otherwise
+    /// (an option, a subcommand, or a word ArgumentParser reports in its own words).
+    static func unknownSubcommand(_ word: String) -> String? {
+        guard !word.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(word), let meant = NearestName.suggestion(for: word, among: names) else { return nil }
+        return "Error: '\(word)' is not a fetchcast command; did you mean '\(meant)'? (fetchcast --help lists them)"
+    }
 
     func run() throws {
         var err = FileSink.standardError()

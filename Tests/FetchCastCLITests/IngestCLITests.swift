@@ -211,6 +211,29 @@ struct IngestCLITests {
         #expect(try ws.stats(db: "env.sqlite") == Self.goodStats)
     }
 
+    /// Paths that cannot be a store are named for what they are, not in SQLite's words ("disk
+    /// I/O error [COMMIT]" for /dev/null, "schema version 0" for /proc/self/status).
+    @Test(arguments: [
+        (["ingest", "--db", "/dev/null", "good.csv"], "/dev/null: is not a regular file"),
+        (["stats", "--db", "/dev/null"], "/dev/null: is not a regular file"),
+        (["ingest", "--db", "/proc/self/status", "good.csv"], "/proc/self/status: the file is not a FetchCast store"),
+        (["predict", "--db", "/proc/self/status"], "/proc/self/status: the file is not a FetchCast store"),
+        (["ingest", "--db", "sub", "good.csv"], "sub: is a directory; --db names the store's file (e.g. --db sub/fetchcast.sqlite)"),
+        (["serve", "--db", "/dev/null", "--insecure-no-auth"], "/dev/null: is not a regular file"),
+        (["ingest", "--db", "", "good.csv"], "--db is empty"),
+        (["serve", "--db", "", "--insecure-no-auth"], "--db is empty"),
+    ])
+    func refusesAPathThatCannotBeAStore(arguments: [String], message: String) throws {
+        let ws = try Workspace()
+        try ws.copyFixture("good.csv")
+        try FileManager.default.createDirectory(atPath: ws.path("sub"), withIntermediateDirectories: true)
+        let result = try ws.run(arguments)
+        #expect(result.status != 0)
+        #expect(result.err.contains(message), "\(result.err)")
+        #expect(!result.err.contains("SQL failed") && !result.err.contains("schema version"), "\(result.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ws.path("sub")).isEmpty)
+    }
+
     @Test func refusesAFileThatIsNotAStore() throws {
         let ws = try Workspace()
         try ws.write("notes.txt", "not a database\n")

@@ -36,4 +36,32 @@ struct InterruptedOutputCLITests {
         #expect(try temporaries(ws) == [])
         #expect(try String(contentsOfFile: ws.path("out.csv"), encoding: .utf8) == "the old output\n")
     }
+
+    /// `habits generate` killed mid-write (it once left an empty file in place of the old one).
+    @Test func aSignalMidGenerateKeepsTheOldOutput() throws {
+        let ws = try Workspace()
+        try ws.write("out.csv.gz", "the old output\n")
+        // Compressed: the write takes seconds, long enough to be interrupted in the middle.
+        let generate = try ws.start(["habits", "generate", "--archetypes", "heavy", "--devices-per-archetype", "60", "--days", "300", "-o", "out.csv.gz"])
+        func temporaries() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: ws.directory).filter { $0.hasPrefix(".out.csv.gz.fetchcast-") }
+        }
+        var seen = false
+        let deadline = Date().addingTimeInterval(300)
+        while generate.isRunning && Date() < deadline {
+            if let name = try temporaries().first,
+                let size = try FileManager.default.attributesOfItem(atPath: ws.path(name))[.size] as? Int, size > 0
+            {
+                seen = true
+                generate.send(SIGTERM)
+                break
+            }
+            usleep(1_000)
+        }
+        let result = try generate.wait()
+        try #require(seen, "the generator ended before it could be interrupted (status \(result.status)); generate more")
+        #expect(result.signalled && result.status == SIGTERM, "status \(result.status): \(result.err)")
+        #expect(try temporaries() == [])
+        #expect(try String(contentsOfFile: ws.path("out.csv.gz"), encoding: .utf8) == "the old output\n")
+    }
 }

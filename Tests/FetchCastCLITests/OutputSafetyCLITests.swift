@@ -28,18 +28,60 @@ struct OutputSafetyCLITests {
         ["export", "events", "-o", "fetchcast.sqlite-wal"],
         ["ingest", "--skip-invalid", "--rejects", "fetchcast.sqlite", "good.csv"],
         ["ingest", "--skip-invalid", "--rejects", "good.csv", "good.csv"],
+        // Commands without --db: the default store, and any SQLite file by its content.
+        ["habits", "generate", "-o", "fetchcast.sqlite"],
+        ["habits", "generate", "-o", "fetchcast.sqlite.gz"],
+        ["habits", "generate", "-o", "link.sqlite"],
+        ["habits", "generate", "-o", "fetchcast.sqlite-wal"],
+        ["habits", "generate", "-o", "copy.sqlite"],
+        ["conditions", "generate", "good.csv", "--out", "fetchcast.sqlite"],
+        ["conditions", "generate", "good.csv", "--out", "copy.sqlite"],
+        ["export", "events", "-o", "copy.sqlite"],
+        ["evaluate", "good.csv", "--policies", "interval", "--budgets", "12", "--out", "."],
     ])
     func refusesAnOutputThatIsTheStoreOrAnInput(arguments: [String]) throws {
         let ws = try workspaceWithStore()
         try FileManager.default.createSymbolicLink(atPath: ws.path("link.sqlite"), withDestinationPath: ws.path("fetchcast.sqlite"))
+        try FileManager.default.copyItem(atPath: ws.path("fetchcast.sqlite"), toPath: ws.path("copy.sqlite"))
+        // A gzip-named file that is a store all the same, and an evaluation output named as one.
+        try FileManager.default.copyItem(atPath: ws.path("fetchcast.sqlite"), toPath: ws.path("fetchcast.sqlite.gz"))
+        try FileManager.default.copyItem(atPath: ws.path("fetchcast.sqlite"), toPath: ws.path("summary.csv"))
         let store = try bytes(ws, "fetchcast.sqlite")
+        let copy = try bytes(ws, "copy.sqlite")
         let input = try bytes(ws, "good.csv")
         let result = try ws.run(arguments)
         #expect(result.status == 1)
         #expect(result.err.contains("writing there would destroy it, so name another output file"), "\(result.err)")
         #expect(try bytes(ws, "fetchcast.sqlite") == store)
+        #expect(try bytes(ws, "copy.sqlite") == copy)
+        #expect(try bytes(ws, "fetchcast.sqlite.gz") == store)
+        #expect(try bytes(ws, "summary.csv") == store)
         #expect(try bytes(ws, "good.csv") == input)
         #expect(try ws.stats() == IngestCLITests.goodStats)
+    }
+
+    @Test func habitsGenerateRefusesTheStoreNamedByTheEnvironment() throws {
+        let ws = try Workspace()
+        try ws.copyFixture("good.csv")
+        try #require(try ws.run(["ingest", "--db", "st.sqlite", "good.csv"]).status == 0)
+        let store = try bytes(ws, "st.sqlite")
+        let result = try ws.run(["habits", "generate", "-o", "st.sqlite"], environment: ["FETCHCAST_DB": "st.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.err.contains("st.sqlite: is the store"), "\(result.err)")
+        #expect(try bytes(ws, "st.sqlite") == store)
+    }
+
+    @Test func habitsGenerateReplacesAnOldOutputOnlyWhenComplete() throws {
+        let ws = try Workspace()
+        try ws.write("keep.csv", "the old output\n")
+        // A refused run (an unknown archetype) leaves the old file as it was.
+        let refused = try ws.run(["habits", "generate", "--archetypes", "nobody", "-o", "keep.csv"])
+        #expect(refused.status != 0)
+        #expect(try String(contentsOfFile: ws.path("keep.csv"), encoding: .utf8) == "the old output\n")
+        let done = try ws.run(["habits", "generate", "-o", "keep.csv"])
+        #expect(done.status == 0, "\(done.err)")
+        #expect(try String(contentsOfFile: ws.path("keep.csv"), encoding: .utf8).hasPrefix("time,device,app,event"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ws.directory).filter { $0.hasPrefix(".keep.csv.fetchcast-") } == [])
     }
 
     @Test func refusesARejectsFileThatIsTheStoreItWouldCreate() throws {
@@ -97,6 +139,20 @@ struct OutputSafetyCLITests {
         // With room, the export replaces it.
         #expect(try ws.run(["export", "events", "-o", "events.csv"]).status == 0)
         #expect(try bytes(ws, "events.csv").count > 64 * 1024)
+    }
+
+    @Test(arguments: ["keep.csv", "keep.csv.gz"])
+    func habitsGenerateToAFullDiskLeavesTheOldFileAndNamesIt(name: String) throws {
+        let ws = try Workspace()
+        try ws.write(name, "the old output\n")
+        // Four heavy users for 60 days pass 64 KiB, compressed or not.
+        let result = try ws.run(
+            ["habits", "generate", "--archetypes", "heavy", "--devices-per-archetype", "4", "--days", "60", "-o", name], fileSizeLimitKiB: 64)
+        #expect(result.status == 1)
+        #expect(result.err.contains("error: could not write \(name): File too large"), "\(result.err)")
+        #expect(String(decoding: try bytes(ws, name), as: UTF8.self) == "the old output\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: ws.directory).filter { $0.contains("keep.csv") }
+        #expect(left == [name])
     }
 
     @Test(.enabled(if: Workspace.canRunAsNobody))

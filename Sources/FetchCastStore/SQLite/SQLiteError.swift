@@ -25,6 +25,7 @@ enum SQLiteResult: Int32 {
     case locked = 6  // SQLITE_LOCKED
     case readOnly = 8  // SQLITE_READONLY
     case ioError = 10  // SQLITE_IOERR
+    case corrupt = 11  // SQLITE_CORRUPT: a damaged database file
     case full = 13  // SQLITE_FULL: the disk or the page limit
     case cannotOpen = 14  // SQLITE_CANTOPEN
     case notADatabase = 26  // SQLITE_NOTADB
@@ -47,7 +48,7 @@ extension StoreError {
     package var isWriteFailure: Bool {
         switch result {
         case .permissionDenied, .readOnly, .ioError, .full, .cannotOpen: true
-        case .busy, .locked, .notADatabase, nil: false
+        case .busy, .locked, .corrupt, .notADatabase, nil: false
         }
     }
 

@@ -55,6 +55,49 @@ public struct ProtectedFiles: Sendable {
                 path: path,
                 reason: "is \(entry.role)\(same); writing there would destroy it, so name another output file")
         }
+        if let role = Self.databaseRole(path) {
+            throw OutputError(path: path, reason: "is \(role); writing there would destroy it, so name another output file")
+        }
+    }
+
+    /// What an existing file is when it belongs to an SQLite database, whatever its name: a
+    /// database (a FetchCast store or any other), a write-ahead log, or the `-wal`, `-shm` or
+    /// `-journal` file beside one; `nil` for anything else. A command may be handed any store
+    /// (`--db`, `$FETCHCAST_DB`, one a link names), so outputs recognise stores by content, not
+    /// only by the paths the command knows.
+    static func databaseRole(_ path: String) -> String? {
+        if let kind = SQLiteFileKind(path) {
+            return kind == .database ? "an SQLite database (a store)" : "an SQLite write-ahead log (a store's -wal file)"
+        }
+        for suffix in ["-wal", "-shm", "-journal"] where path.hasSuffix(suffix) && path.count > suffix.count {
+            let base = String(path.dropLast(suffix.count))
+            if SQLiteFileKind(base) == .database { return "the \(suffix.dropFirst()) file of the SQLite database \(base)" }
+        }
+        return nil
+    }
+}
+
+/// What the first bytes of a regular file say it is, when it is SQLite's.
+enum SQLiteFileKind {
+    case database, writeAheadLog
+
+    /// Reads the file's header: `SQLite format 3\0`, or a WAL header's magic (0x377f0682 or
+    /// 0x377f0683, big-endian); `nil` for anything else, a missing file, or one that cannot be read.
+    init?(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        if count == 16 && header == Array("SQLite format 3\0".utf8) {
+            self = .database
+        } else if count >= 4 && header[0] == 0x37 && header[1] == 0x7f && header[2] == 0x06 && (header[3] == 0x82 || header[3] == 0x83) {
+            self = .writeAheadLog
+        } else {
+            return nil
+        }
     }
 }
 

@@ -27,46 +27,46 @@ extension FetchCast.Conditions {
         @Argument(help: ArgumentHelp("The launch trace (CSV or JSON Lines, gzip or plain; - for stdin).", valueName: "trace"))
         var trace: String
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz). An existing file is replaced once the output is complete (else it is left as it was); the input trace itself is refused.", valueName: "file"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz). An existing file is replaced once the output is complete (else it is left as it was); the input trace and a store are refused.", valueName: "file"))
         var out = "-"
 
-        @Option(help: "The generator's seed.")
+        @Option(parsing: .unconditional, help: "The generator's seed.")
         var seed: UInt64 = 1
-        @Option(help: "Simulation step in minutes (conditions change only at steps).")
+        @Option(parsing: .unconditional, help: "Simulation step in minutes (conditions change only at steps).")
         var stepMinutes = 5
-        @Option(help: "Length of the overnight window (charging, home Wi-Fi), placed at each device's quietest hours.")
+        @Option(parsing: .unconditional, help: "Length of the overnight window (charging, home Wi-Fi), placed at each device's quietest hours.")
         var nightHours = 7
-        @Option(help: "Hours at home before the night window.")
+        @Option(parsing: .unconditional, help: "Hours at home before the night window.")
         var eveningHours = 4
-        @Option(help: "Chance of home Wi-Fi on an evening.")
+        @Option(parsing: .unconditional, help: "Chance of home Wi-Fi on an evening.")
         var eveningWifiProbability = 0.85
-        @Option(help: "Chance, each daytime hour, that a Wi-Fi spell begins.")
+        @Option(parsing: .unconditional, help: "Chance, each daytime hour, that a Wi-Fi spell begins.")
         var daytimeWifiProbability = 0.2
-        @Option(help: "Mean length of a daytime Wi-Fi spell, minutes.")
+        @Option(parsing: .unconditional, help: "Mean length of a daytime Wi-Fi spell, minutes.")
         var daytimeWifiMinutes = 60.0
-        @Option(help: "Chance, each daytime hour, that an offline spell begins.")
+        @Option(parsing: .unconditional, help: "Chance, each daytime hour, that an offline spell begins.")
         var offlineProbability = 0.02
-        @Option(help: "Mean length of an offline spell, minutes.")
+        @Option(parsing: .unconditional, help: "Mean length of an offline spell, minutes.")
         var offlineMinutes = 20.0
-        @Option(help: "Latest plug-in after the night starts and earliest unplug before it ends, minutes.")
+        @Option(parsing: .unconditional, help: "Latest plug-in after the night starts and earliest unplug before it ends, minutes.")
         var plugJitterMinutes = 60.0
-        @Option(help: "Battery percent at each device's first event.")
+        @Option(parsing: .unconditional, help: "Battery percent at each device's first event.")
         var startBattery = 80.0
-        @Option(help: "Battery percent drained per hour on battery.")
+        @Option(parsing: .unconditional, help: "Battery percent drained per hour on battery.")
         var drainPerHour = 1.5
-        @Option(help: "Extra battery percent drained per launch.")
+        @Option(parsing: .unconditional, help: "Extra battery percent drained per launch.")
         var drainPerLaunch = 0.4
-        @Option(help: "Battery percent gained per hour while charging.")
+        @Option(parsing: .unconditional, help: "Battery percent gained per hour while charging.")
         var chargePerHour = 40.0
-        @Option(help: "Plug in for a daytime top-up below this battery percent.")
+        @Option(parsing: .unconditional, help: "Plug in for a daytime top-up below this battery percent.")
         var topUpBelow = 12.0
-        @Option(help: "Length of a daytime top-up, minutes.")
+        @Option(parsing: .unconditional, help: "Length of a daytime top-up, minutes.")
         var topUpMinutes = 60.0
-        @Option(help: "Low Power Mode may come on below this battery percent.")
+        @Option(parsing: .unconditional, help: "Low Power Mode may come on below this battery percent.")
         var lowPowerBelow = 20.0
-        @Option(help: "Chance that the user turns Low Power Mode on when offered.")
+        @Option(parsing: .unconditional, help: "Chance that the user turns Low Power Mode on when offered.")
         var lowPowerProbability = 0.6
-        @Option(help: "Report the battery when it moved this many points.")
+        @Option(parsing: .unconditional, help: "Report the battery when it moved this many points.")
         var batteryStep = 5
 
         var options: OverlayOptions {
@@ -100,7 +100,7 @@ extension FetchCast.Conditions {
         func run() throws {
             var err = FileSink.standardError()
             let summary: ConditionOverlay.Summary
-            var file = try FetchCast.output(out, protecting: ProtectedFiles(inputs: [trace]))
+            var file = try FetchCast.output(out, protecting: ProtectedFiles(store: StoreOptions.storeInUse, inputs: [trace]))
             do {
                 if out.hasSuffix(".gz") {
                     var sink = try GzipSink(into: file)

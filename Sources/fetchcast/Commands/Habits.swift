@@ -30,30 +30,30 @@ extension FetchCast.Habits {
                 under a second.
                 """)
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz).", valueName: "file"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (default: - for stdout; gzip when it ends in .gz). An existing file is replaced once the output is complete (else it is left as it was); a store is refused.", valueName: "file"))
         var out = "-"
 
-        @Option(help: "The generator's seed.")
+        @Option(parsing: .unconditional, help: "The generator's seed.")
         var seed: UInt64 = 1
         @Option(help: ArgumentHelp("Archetypes, comma-separated (daily-0800 only when named).", valueName: "list"))
         var archetypes = HabitArchetype.defaultSet.map(\.rawValue).joined(separator: ",")
-        @Option(help: "Devices per archetype.")
+        @Option(parsing: .unconditional, help: "Devices per archetype.")
         var devicesPerArchetype = 1
-        @Option(help: "Days generated.")
+        @Option(parsing: .unconditional, help: "Days generated.")
         var days = 42
-        @Option(help: ArgumentHelp("The first day, local (2024-03-04 is a Monday).", valueName: "YYYY-MM-DD"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The first day, local (2024-03-04 is a Monday).", valueName: "YYYY-MM-DD"))
         var start = "2024-03-04"
-        @Option(help: ArgumentHelp("The devices' UTC offset, written in every time.", valueName: "offset"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The devices' UTC offset, written in every time.", valueName: "offset"))
         var utcOffset = "+01:00"
-        @Option(help: "Standard deviation of a habit's time of day, minutes (the evening reader uses 45).")
+        @Option(parsing: .unconditional, help: "Standard deviation of a habit's time of day, minutes (the evening reader uses 45).")
         var jitterMinutes = 7.0
-        @Option(help: "Share of days a habit happens (the evening reader uses 0.7).")
+        @Option(parsing: .unconditional, help: "Share of days a habit happens (the evening reader uses 0.7).")
         var presence = 0.95
-        @Option(help: "Other apps each light user opens at random times, each on about 3 days a week (0 to 10).")
+        @Option(parsing: .unconditional, help: "Other apps each light user opens at random times, each on about 3 days a week (0 to 10).")
         var noiseApps = 2
-        @Option(help: "Chance that a habit launch is followed by another of the same app 2–10 minutes later.")
+        @Option(parsing: .unconditional, help: "Chance that a habit launch is followed by another of the same app 2–10 minutes later.")
         var reopenProbability = 0.1
-        @Option(help: "The heavy user's mean launches per day.")
+        @Option(parsing: .unconditional, help: "The heavy user's mean launches per day.")
         var heavyLaunchesPerDay = 100.0
 
         func options() throws -> HabitOptions {
@@ -78,7 +78,7 @@ extension FetchCast.Habits {
             o.noiseApps = noiseApps
             o.reopenProbability = reopenProbability
             o.heavyLaunchesPerDay = heavyLaunchesPerDay
-            if let problem = o.problem { throw ValidationError(problem + ".") }
+            if let problem = o.problem ?? HabitTraceGenerator.sizeProblem(o) { throw ValidationError(problem + ".") }
             return o
         }
 
@@ -90,21 +90,25 @@ extension FetchCast.Habits {
             var err = FileSink.standardError()
             let options = try options()
             let summary: HabitTraceGenerator.Summary
+            // Written whole or not at all (a temporary file renamed into place), never over a store.
+            var file = try FetchCast.output(out, protecting: ProtectedFiles(store: StoreOptions.storeInUse))
             do {
+                let progress = ProgressLine(enabled: err.isTerminal)
+                defer { progress.clear() }
+                let report = { (done: Int, total: Int) in progress.update("habits generate: devices", done: done, of: total) }
                 if out.hasSuffix(".gz") {
-                    var sink = try GzipSink(path: out)
-                    summary = try HabitTraceGenerator.generate(options: options, to: &sink)
-                    guard sink.finish() else { throw FetchCast.fail("\(out): cannot write the file") }
+                    var sink = try GzipSink(into: file)
+                    summary = try HabitTraceGenerator.generate(options: options, to: &sink, progress: report)
+                    sink.finish()
                 } else {
-                    var sink = out == "-" ? FileSink.standardOutput() : try FileSink(path: out)
-                    summary = try HabitTraceGenerator.generate(options: options, to: &sink)
-                    try FetchCast.finish(sink)
+                    summary = try HabitTraceGenerator.generate(options: options, to: &file, progress: report)
                 }
             } catch let error as TraceError {
                 throw FetchCast.fail(error.description)
             } catch let error as HabitOptionsError {
                 throw FetchCast.fail(error.message)
             }
+            try FetchCast.finish(file)
             print("\(out): \(summary.launches) launches for \(summary.devices) devices over \(options.days) days (seed \(seed))", to: &err)
         }
     }

@@ -35,7 +35,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("The largest request body once decompressed (413 beyond): bytes, or with KiB, MiB or GiB.", valueName: "size"))
         var maxDecodedBody = "256MiB"
 
-        @Option(help: ArgumentHelp("The most rows (lines, blank ones included) a request body may hold (413 beyond).", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The most rows (lines, blank ones included) a request body may hold (413 beyond).", valueName: "n"))
         var maxEvents = 1_000_000
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -86,6 +86,7 @@ extension FetchCast {
         }
 
         func run() async throws {
+            if !store.isPostgres { try store.refuseWhatCannotBeAStore() }
             var configuration = ServeConfiguration(databasePath: store.path)
             var spool: PrivateSpoolDirectory?
             defer { spool?.remove() }

@@ -12,10 +12,25 @@ struct StoreOptions: ParsableArguments {
         "The store file, or postgres://USER@HOST:PORT/DATABASE (docs/postgres.md) (default: $FETCHCAST_DB, else ./fetchcast.sqlite).", valueName: "path"))
     var db: String?
 
+    func validate() throws {
+        if let db, db.isEmpty {
+            throw ValidationError("--db is empty; name a store file (e.g. --db fetchcast.sqlite) or a postgres:// URL, or leave --db out for the default store.")
+        }
+    }
+
     var path: String {
         if let db { return db }
         if let env = getenv("FETCHCAST_DB"), env.pointee != 0 { return String(cString: env) }
         return Store.defaultPath
+    }
+
+    /// The SQLite store a command without `--db` would use ($FETCHCAST_DB, else
+    /// ./fetchcast.sqlite), for the outputs of commands that write files beside it; `nil` when
+    /// $FETCHCAST_DB names a PostgreSQL database.
+    static var storeInUse: String? {
+        var path = Store.defaultPath
+        if let env = getenv("FETCHCAST_DB"), env.pointee != 0 { path = String(cString: env) }
+        return PostgresLocation.isURL(path) ? nil : path
     }
 
     /// Whether the store is a PostgreSQL database (`postgres://…`) rather than an SQLite file.
@@ -76,6 +91,7 @@ struct StoreOptions: ParsableArguments {
     /// to exist.
     private func open(create: Bool) throws -> Store {
         if !create { try requireExisting() }
+        try refuseWhatCannotBeAStore()
         var st = stat()
         if stat(path, &st) == 0, !Store.isWritable(path: path) {
             throw FetchCast.fail("\(path): the store is read-only (the file or its folder cannot be written), and this command changes it; run it on a writable copy")
@@ -91,10 +107,35 @@ struct StoreOptions: ParsableArguments {
     /// or when the store cannot be written (``Store/Access``).
     private func open(_ access: Store.Access) throws -> Store {
         try requireExisting()
+        try refuseWhatCannotBeAStore()
         do {
             return try Store(path: path, access: access)
         } catch {
             throw FetchCast.fail(error.description)
+        }
+    }
+
+    /// Refuses a path that exists but cannot be a store, before SQLite reports it in its own
+    /// words ("disk I/O error [COMMIT]" for /dev/null, "schema version 0" for /proc/self/status):
+    /// a directory, a device or a pipe, or a file with bytes that are not an SQLite database's
+    /// (an empty file is a new store).
+    func refuseWhatCannotBeAStore() throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
+            throw FetchCast.fail("\(path): is a directory; --db names the store's file (e.g. --db \(path == "/" ? "" : path)/fetchcast.sqlite)")
+        default:
+            throw FetchCast.fail("\(path): is not a regular file (a device, a pipe or a socket); a store is an SQLite file: pass --db with a file's path")
+        }
+        let fd = openForReading(path)
+        guard fd >= 0 else { return }  // SQLite names what stops it from opening the file
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        if count > 0 && (count < 16 || header != Array("SQLite format 3\0".utf8)) {
+            throw FetchCast.fail("\(path): the file is not a FetchCast store (not an SQLite database); pass another --db (a new path creates a store)")
         }
     }
 
@@ -110,4 +151,9 @@ struct StoreOptions: ParsableArguments {
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json
+}
+
+/// `open(2)` for reading, outside ``StoreOptions`` (whose `open` methods hide it).
+private func openForReading(_ path: String) -> Int32 {
+    open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 }

@@ -26,6 +26,17 @@ final class ProgressLine {
         shown = true
     }
 
+    /// "habits generate: 120 of 6,000 devices" (at most once a second).
+    func update(_ what: String, done: Int, of total: Int) {
+        guard enabled else { return }
+        let now = WallClock.monotonic()
+        guard done == total || now - lastShown >= 1 else { return }
+        lastShown = now
+        err.write("\r\u{1B}[2K\(what): \(done) of \(total)")
+        shown = true
+    }
+    private var lastShown = -Double.infinity
+
     func clear() {
         if shown { err.write("\r\u{1B}[2K") }
         shown = false

@@ -47,6 +47,49 @@ struct HabitTraceGeneratorTests {
         }
     }
 
+    /// A request too large to sort in memory is refused before a launch is made (it once grew
+    /// memory at 115 MB/s with no output), one inside the bound is generated, and the progress
+    /// is told of every device.
+    @Test func aTraceTooLargeForMemoryIsRefusedUpFront() throws {
+        var huge = HabitOptions()
+        huge.devicesPerArchetype = 10_000
+        huge.days = 3660
+        huge.heavyLaunchesPerDay = 2000
+        #expect(huge.problem == nil, "each value inside its range")
+        let problem = try #require(HabitTraceGenerator.sizeProblem(huge))
+        #expect(problem.contains("one trace holds at most 100000000"), "\(problem)")
+        var out = TextCollector()
+        #expect(throws: HabitOptionsError.self) { _ = try HabitTraceGenerator.generate(options: huge, to: &out) }
+        #expect(out.text.isEmpty)
+        var seen: [Int] = []
+        var small = HabitOptions()
+        small.devicesPerArchetype = 2
+        _ = try HabitTraceGenerator.generate(options: small, to: &out) { done, total in
+            #expect(total == 12)
+            seen.append(done)
+        }
+        #expect(seen == Array(1...12))
+        #expect(HabitTraceGenerator.sizeProblem(small) == nil)
+    }
+
+    /// Rows of one instant are ordered by their text, as when every row was formatted first.
+    @Test func rowsOfOneInstantAreOrderedByText() throws {
+        let text = try generate {
+            $0.archetypes = [.daily0800]
+            $0.devicesPerArchetype = 12
+            $0.days = 2
+        }
+        let lines = text.split(separator: "\n").dropFirst().map(String.init)
+        let sorted = lines.sorted { a, b in
+            let ta = a.prefix { $0 != "," }, tb = b.prefix { $0 != "," }
+            return ta != tb ? ta < tb : a < b
+        }
+        #expect(lines == sorted)
+        // daily-0800-10 sorts before daily-0800-2 as text.
+        let first = lines.filter { $0.contains("T08:00:00") }.prefix(3).map { $0.split(separator: ",")[1] }
+        #expect(first == ["daily-0800-1", "daily-0800-10", "daily-0800-11"])
+    }
+
     @Test func theSameSeedGivesTheSameBytesAndAnotherSeedOthers() throws {
         let a = try generate { $0.seed = 7 }
         #expect(a == (try generate { $0.seed = 7 }))
