@@ -137,6 +137,17 @@ public final class ModelRepository {
         /// The app id of a name, matched byte for byte.
         public func app(named name: String) -> Int64? { appNames.first { ModelRepository.same($0.value, name) }?.key }
 
+        /// `" (did you mean 'X'?)"` for a device name the snapshot lacks, naming the closest one
+        /// it has (``NearestName``), or `""`.
+        public func didYouMean(device name: String) -> String {
+            NearestName.didYouMean(name, among: deviceNames.values.sorted())
+        }
+
+        /// `" (did you mean 'X'?)"` for an app name the snapshot lacks, or `""`.
+        public func didYouMean(app name: String) -> String {
+            NearestName.didYouMean(name, among: appNames.values.sorted())
+        }
+
         /// What the other devices say, translated to this device's app ids.
         public func prior(for device: Int64) -> DevicePrior { priors[device] ?? .none }
 

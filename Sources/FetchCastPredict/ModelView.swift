@@ -13,14 +13,14 @@ public struct ModelView {
     /// - Throws: ``PredictionError`` for an unknown device or app.
     public init(snapshot: ModelRepository.Snapshot, device: String, app: String?) throws {
         guard let id = snapshot.device(named: device), let model = snapshot.models[id] else {
-            throw PredictionError(description: "no device '\(device)' in the store (see `fetchcast devices`; device ids are case-sensitive)")
+            throw PredictionError(description: "no device '\(device)' in the store\(snapshot.didYouMean(device: device)); see `fetchcast devices` (device ids are case-sensitive)")
         }
         self.snapshot = snapshot
         deviceID = id
         deviceName = device
         self.model = model
         if let app {
-            guard let a = snapshot.app(named: app) else { throw PredictionError(description: "no app '\(app)' in the store") }
+            guard let a = snapshot.app(named: app) else { throw PredictionError(description: "no app '\(app)' in the store\(snapshot.didYouMean(app: app)); app ids are case-sensitive") }
             appID = Int32(truncatingIfNeeded: a)
         } else {
             appID = nil

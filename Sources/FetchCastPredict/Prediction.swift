@@ -84,8 +84,9 @@ public enum Predictor {
     public static func predict(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> [Prediction] {
         var devices: [Int64]
         if let name = request.device {
-            guard let id = snapshot.device(named: name) else {
-                throw PredictionError(description: "no device '\(name)' in the store (see `fetchcast devices`; device ids are case-sensitive)")
+            // A name whose events were all forgotten is no device, as `model` and `export` say.
+            guard let id = snapshot.device(named: name), snapshot.models[id] != nil else {
+                throw PredictionError(description: "no device '\(name)' in the store\(snapshot.didYouMean(device: name)); see `fetchcast devices` (device ids are case-sensitive)")
             }
             devices = [id]
         } else {
@@ -94,7 +95,7 @@ public enum Predictor {
         var appFilter: [Int32] = []
         for name in (request.app.map { [$0] } ?? []) + request.apps {
             guard let id = snapshot.app(named: name) else {
-                throw PredictionError(description: "no app '\(name)' in the store (app ids are case-sensitive)")
+                throw PredictionError(description: "no app '\(name)' in the store\(snapshot.didYouMean(app: name)); app ids are case-sensitive")
             }
             let app = Int32(truncatingIfNeeded: id)
             if !appFilter.contains(app) { appFilter.append(app) }

@@ -75,7 +75,8 @@ struct PostgresForgetCLITests {
             #expect(try readers(workspace, pg) == (try readers(workspace, "fetchcast.sqlite")), "\(note)")
             try same(workspace, pg, ["export", "events"], note)
             try same(workspace, pg, ["predict", "--at", "2014-01-15T03:00:00Z", "--format", "json"], note)
-            try same(workspace, pg, ["predict", "--device", "caf\u{E9}", "--format", "csv"], note)
+            // After its file is forgotten, café is no device to predict for, as to model.
+            try same(workspace, pg, ["predict", "--device", "caf\u{E9}", "--format", "csv"], note, mayFail: true)
             try same(workspace, pg, ["model", "--device", "19_F"], note, mayFail: true)
             try same(workspace, pg, ["export", "model"], note)
         }

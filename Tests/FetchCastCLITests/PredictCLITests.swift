@@ -102,6 +102,38 @@ struct PredictCLITests {
         #expect(r.err.contains("no device 'tablet'"))
     }
 
+    /// After `forget` of a device's only file, `predict` and `model` give the same answer.
+    @Test func aDeviceWhoseEventsWereForgottenIsNoDeviceToPredictOrModel() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        try w.write("tablet.csv", "time,device,app,event\n2023-11-02T08:00:00Z,tablet,mail,launch\n")
+        #expect(try w.run(["ingest", "habits.csv", "tablet.csv"]).status == 0)
+        #expect(try w.run(["forget", "tablet.csv"]).status == 0)
+        for command in [["predict", "--device", "tablet"], ["model", "--device", "tablet"]] {
+            let r = try w.run(command)
+            #expect(r.status == 1, "\(command)")
+            #expect(r.err.contains("no device 'tablet' in the store"), "\(command): \(r.err)")
+        }
+    }
+
+    @Test func aMistypedDeviceOrAppNamesTheClosestOne() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let device = try w.run(["predict", "--device", "phnoe"])
+        #expect(device.status == 1)
+        #expect(device.err.contains("no device 'phnoe' in the store (did you mean 'phone'?)"), "\(device.err)")
+        let app = try w.run(["predict", "--device", "phone", "--app", "mial"])
+        #expect(app.status == 1)
+        #expect(app.err.contains("no app 'mial' in the store (did you mean 'mail'?)"), "\(app.err)")
+        let model = try w.run(["model", "--device", "phone", "--app", "nwes"])
+        #expect(model.status == 1)
+        #expect(model.err.contains("(did you mean 'news'?)"), "\(model.err)")
+        let command = try w.run(["predcit", "--device", "phone"])
+        #expect(command.status == 64)
+        #expect(command.err.contains("'predcit' is not a fetchcast command; did you mean 'predict'?"), "\(command.err)")
+    }
+
     @Test(arguments: ["--at", "--not-before"])
     func predictRejectsABadTimeAsUsage(flag: String) throws {
         let w = try Workspace()

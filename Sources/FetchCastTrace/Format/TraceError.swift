@@ -66,7 +66,7 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A one-line message: `FILE:LINE:COLUMN: what is wrong (what was expected)`.
     public var description: String {
-        var place = file
+        var place = file.escapingControlCharacters
         if line > 0 { place += ":\(line)" }
         if line > 0 && column > 0 { place += ":\(column)" }
         return "\(place): \(problem.message)"

@@ -1,3 +1,4 @@
+import FetchCastCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -30,7 +31,7 @@ public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `could not write standard output: No space left on device`, or `could not write FILE: …`.
     public var description: String {
-        let name = path == "-" ? "standard output" : path
+        let name = path == "-" ? "standard output" : path.escapingControlCharacters
         return code == nil ? "\(name): \(reason)" : "could not write \(name): \(reason)"
     }
 }

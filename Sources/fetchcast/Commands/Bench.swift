@@ -62,7 +62,7 @@ extension FetchCast {
 
         var sizeList: String { rows ?? (target == "replay" ? "3000000" : target == "serve" ? "1000000" : "500000,2000000") }
 
-        @Option(help: "Runs per size; the fastest pair is reported.")
+        @Option(parsing: .unconditional, help: "Runs per size; the fastest pair is reported.")
         var repeats: Int = 3
 
         @Option(help: ArgumentHelp("Scratch directory, kept after the run (default: a new one under $TMPDIR, else /tmp, removed after the run unless --keep).", valueName: "dir"))
@@ -77,16 +77,16 @@ extension FetchCast {
         @Option(help: ArgumentHelp("A postgres:// URL whose user may create databases: `bench ingest` measures fetchcast ingest into PostgreSQL against psql \\copy instead of SQLite against sqlite3; `bench serve` measures the same fleet on SQLite, then on PostgreSQL with one and two serve processes.", valueName: "url"))
         var db: String?
 
-        @Option(help: "CLI calls timed by `bench predict`.")
+        @Option(parsing: .unconditional, help: "CLI calls timed by `bench predict`.")
         var calls: Int = 30
 
-        @Option(help: "Devices of the synthetic fleet of `bench serve`.")
+        @Option(parsing: .unconditional, help: "Devices of the synthetic fleet of `bench serve`.")
         var devices: Int = 10_000
 
-        @Option(help: "Concurrent keep-alive HTTP clients of `bench serve`.")
+        @Option(parsing: .unconditional, help: "Concurrent keep-alive HTTP clients of `bench serve`.")
         var clients: Int = 32
 
-        @Option(help: "Rows of the trace `bench serve` posts and ingests.")
+        @Option(parsing: .unconditional, help: "Rows of the trace `bench serve` posts and ingests.")
         var postRows: Int = 500_000
 
         func validate() throws {

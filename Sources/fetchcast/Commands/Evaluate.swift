@@ -73,7 +73,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Output directory (created if missing). Outputs there are replaced, each once it is written whole; an output that would replace the store or an input is refused before the replay.", valueName: "dir"))
         var out: String
 
-        @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
         var utcOffset: String?
 
         @Option(parsing: .unconditional, help: "Worker threads (default: every core), 0 to 1024; outputs do not depend on it.")

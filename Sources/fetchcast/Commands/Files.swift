@@ -27,7 +27,7 @@ extension FetchCast {
                 for f in files { print(JSON.encode(f), to: &out) }
             case .table:
                 let rows = [["sha256", "rows", "rejected", "ingested_at", "name"]]
-                    + files.map { [String($0.sha256.prefix(16)), String($0.rows), String($0.rejected), $0.ingestedAt, $0.name] }
+                    + files.map { [String($0.sha256.prefix(16)), String($0.rows), String($0.rejected), $0.ingestedAt, $0.name.escapingControlCharacters] }
                 TextTable.write(rows, rightAligned: [1, 2], to: &out)
             }
             try FetchCast.finish(out)
@@ -53,7 +53,7 @@ extension FetchCast {
             }
             await s.close()
             var err = FileSink.standardError()
-            print("forgot \(removed.name): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
+            print("forgot \(removed.name.escapingControlCharacters): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
         }
     }
 }

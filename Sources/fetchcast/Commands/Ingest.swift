@@ -17,8 +17,8 @@ extension FetchCast {
                 after it are not tried unless --keep-going. A store file this ingest created is \
                 removed again when nothing could be added to it. A file \
                 whose bytes were ingested before adds nothing and is reported as already ingested. \
-                A row whose event the store already holds (the same device, time and UTC offset, \
-                app, event, result, bytes, duration_ms and, for state rows, conditions), from \
+                A row whose event the store already holds (the same device, instant — whatever UTC \
+                offset it was written with; the stored one keeps its own — app, event, result, bytes, duration_ms and, for state rows, conditions), from \
                 a reordered or gzipped copy of an ingested file say, is skipped and counted; each \
                 stored event stands for one row, so rows repeated within a file are all kept. \
                 Use - to read standard input. A one-line summary goes to stderr; --format json \
@@ -36,7 +36,7 @@ extension FetchCast {
         @Option(help: ArgumentHelp("Where --skip-invalid writes rejected rows as CSV (file,line,column,reason,text). An existing file is replaced when the ingest ends; the store and the inputs are refused.", valueName: "path"))
         var rejects = "fetchcast-rejects.csv"
 
-        @Option(help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("UTC offset of times given as Unix seconds, e.g. +01:00 (default: UTC).", valueName: "offset"))
         var utcOffset: String?
 
         @Option(help: "Summary format on stdout: table prints nothing on stdout; json prints a JSON object.")
@@ -120,18 +120,18 @@ extension FetchCast {
                     if !quiet {
                         switch r.status {
                         case .ingested where r.events == 0 && r.duplicates > 0:
-                            var line = "\(r.path): " + (r.duplicates == 1 ? "its 1 event is" : "all \(r.duplicates) events are")
+                            var line = "\(r.path.escapingControlCharacters): " + (r.duplicates == 1 ? "its 1 event is" : "all \(r.duplicates) events are")
                                 + " already in the store; nothing added (--keep-duplicates adds them)"
                             if r.rejected > 0 { line += "; \(Plural.count(r.rejected, "rejected row")) written to \(rejects)" }
                             print(line, to: &err)
                         case .ingested:
                             let rate = r.seconds > 0 ? Double(r.events) / r.seconds : 0
-                            var line = "\(r.path): \(Plural.count(r.events, "event")) in \(CSVField.fixed(r.seconds, decimals: 2)) s (\(Self.human(rate)) events/s)"
+                            var line = "\(r.path.escapingControlCharacters): \(Plural.count(r.events, "event")) in \(CSVField.fixed(r.seconds, decimals: 2)) s (\(Self.human(rate)) events/s)"
                             if r.rejected > 0 { line += ", \(Plural.count(r.rejected, "rejected row")) written to \(rejects)" }
                             if r.duplicates > 0 { line += "; skipped \(r.duplicates) already in the store (--keep-duplicates adds them)" }
                             print(line, to: &err)
                         case .alreadyIngested:
-                            print("\(r.path): already ingested (sha256 \(r.sha256.prefix(12))…); nothing added", to: &err)
+                            print("\(r.path.escapingControlCharacters): already ingested (sha256 \(r.sha256.prefix(12))…); nothing added", to: &err)
                         }
                     }
                     continue
@@ -144,14 +144,14 @@ extension FetchCast {
                 failures.append(IngestFailure(file: file, error: message))
                 print("error: \(message)", to: &err)
                 if keepGoing {
-                    print("\(file) added nothing; going on with the next file (--keep-going)", to: &err)
+                    print("\(file.escapingControlCharacters) added nothing; going on with the next file (--keep-going)", to: &err)
                     continue
                 }
                 let kept = results.map(\.path)
-                print("\(file) added nothing" + (kept.isEmpty ? "." : "; \(kept.joined(separator: ", ")) before it stay ingested."), to: &err)
+                print("\(file.escapingControlCharacters) added nothing" + (kept.isEmpty ? "." : "; \(kept.map(\.escapingControlCharacters).joined(separator: ", ")) before it stay ingested."), to: &err)
                 notTried = Array(files[(index + 1)...])
                 if !notTried.isEmpty {
-                    print("not tried: \(notTried.joined(separator: ", ")) (ingest stops at the first bad file; --keep-going ingests every good one)", to: &err)
+                    print("not tried: \(notTried.map(\.escapingControlCharacters).joined(separator: ", ")) (ingest stops at the first bad file; --keep-going ingests every good one)", to: &err)
                 }
                 break
             }

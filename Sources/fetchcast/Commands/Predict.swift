@@ -31,10 +31,10 @@ extension FetchCast {
         @Option(help: "Only this app; repeat it to plan several apps together under one daily cap (default: the device's 5 apps with the most sessions).")
         var app: [String] = []
 
-        @Option(help: ArgumentHelp("Plan from this time, from the events before it: `now` (the clock: what a live backend asks), ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Plan from this time, from the events before it: `now` (the clock: what a live backend asks), ISO 8601, YYYY-MM-DD or Unix seconds (default: the device's last event, since traces are history).", valueName: "time"))
         var at: String?
 
-        @Option(help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
         var notBefore: String?
 
         @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000.")
