@@ -8,9 +8,10 @@ import PostgresNIO
 /// rule (`DuplicateFilter`), on this engine's columns.
 ///
 /// A row is already stored when an `event_log` row of an earlier file has the same device (or,
-/// for a publish to every device, none), instant (`time_us`, to the microsecond), UTC offset,
-/// app, kind, result, bytes, duration, and, for a `state` row, the same network, power, battery
-/// and Low Power Mode. Neither the file nor the line counts. Each stored event stands for at most
+/// for a publish to every device, none), instant (`time_us`, to the microsecond), app, kind,
+/// result, bytes, duration, and, for a `state` row, the same network, power, battery and Low
+/// Power Mode. Neither the file nor the line counts, nor the UTC offset the time was written
+/// with (one instant written two ways is one event; the stored one keeps its offset). Each stored event stands for at most
 /// one row of a later file: a row repeated in the file is skipped as often as the database
 /// already holds it and added the other times, so a file read again adds nothing, and rows
 /// repeated inside one file are all kept. Rows of the file being appended never count as stored.
@@ -93,7 +94,7 @@ struct PostgresDuplicateFilter {
         {
             let event = StoredEvent(file: row.12, line: row.13)
             guard !matched.contains(event) else { continue }
-            let key = Key(device: row.0, time: row.1, offset: row.2, app: row.3, kind: row.4, columns: StoredColumns(
+            let key = Key(device: row.0, time: row.1, app: row.3, kind: row.4, columns: StoredColumns(
                 result: row.5, bytes: row.6, duration: row.7, network: row.8, power: row.9, battery: row.10, lowPower: row.11))
             stored[key, default: []].append(event)
         }
@@ -108,18 +109,19 @@ struct PostgresDuplicateFilter {
         return keep
     }
 
-    /// What makes two events the same: every column of `event_log` but the file and line.
+    /// What makes two events the same: every column of `event_log` but the file, line and UTC
+    /// offset.
     private struct Key: Hashable {
-        var device: Int64, time: Int64, offset: Int64, app: Int64, kind: Int64
+        var device: Int64, time: Int64, app: Int64, kind: Int64
         var columns: StoredColumns
 
-        init(device: Int64, time: Int64, offset: Int64, app: Int64, kind: Int64, columns: StoredColumns) {
-            (self.device, self.time, self.offset, self.app, self.kind, self.columns) = (device, time, offset, app, kind, columns)
+        init(device: Int64, time: Int64, app: Int64, kind: Int64, columns: StoredColumns) {
+            (self.device, self.time, self.app, self.kind, self.columns) = (device, time, app, kind, columns)
         }
 
         /// The columns an append writes for `e` (``CopyText/appendEvent(_:device:file:app:to:)``).
         init(_ e: EncodedEvent, device: Int64, app: Int64) {
-            self.init(device: device, time: e.timeMicros, offset: Int64(e.utcOffsetSeconds), app: app, kind: Int64(e.kind.rawValue),
+            self.init(device: device, time: e.timeMicros, app: app, kind: Int64(e.kind.rawValue),
                       columns: StoredColumns(e))
         }
     }

@@ -8,13 +8,14 @@ import Testing
 /// file itself never count as stored), unless kept.
 @Suite("Event log duplicate rows (every engine)")
 struct EventLogDuplicateConformanceTests {
-    /// `mixedTrace`'s six rows written otherwise (Unix seconds, other order), the first of them
+    /// `mixedTrace`'s six rows written otherwise (Unix seconds, UTC for a time written at +02:00,
+    /// other order), the first of them
     /// twice, a `state` row that differs only in its battery, and one new launch.
     private static let overlapping = header + """
         1704096000,d1,news,launch,,,,,,,
         2024-01-01T11:00:00Z,d2,,state,,,,wifi,charging,80,off
         2024-01-01T08:05:00Z,d1,mail,launch,,,,,,,
-        2024-01-02T09:00:00+02:00,d1,news,launch,,,,,,,
+        2024-01-02T07:00:00Z,d1,news,launch,,,,,,,
         2024-01-01T08:10:00Z,d2,news,fetch,newData,100,20,,,,
         2024-01-01T10:00:00Z,,news,publish,,,,,,,
         1704096000,d1,news,launch,,,,,,,

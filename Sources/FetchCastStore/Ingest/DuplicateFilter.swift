@@ -6,8 +6,11 @@ import FetchCastTrace
 ///
 /// The rule: a row is already stored when an `event_log` row that was there before this file
 /// has the same device (or, for a publish to every device, none), instant (`time_us`, to the
-/// microsecond), UTC offset, app, kind, result, bytes, duration, and, for a `state` row, the
-/// same network, power, battery and Low Power Mode. Neither the file nor the line counts. Each
+/// microsecond), app, kind, result, bytes, duration, and, for a `state` row, the same network,
+/// power, battery and Low Power Mode. Neither the file nor the line counts, nor the UTC offset
+/// the time was written with: `…T10:00:00+01:00` and `…T09:00:00Z` are one instant, so a trace
+/// re-exported in UTC adds nothing, and the stored event keeps the offset it was first written
+/// with. Each
 /// stored event stands for at most one row of a later file: a row repeated in the file is
 /// skipped as often as the store already holds it and added the other times, so a file read
 /// again adds nothing, and rows repeated inside one file are all kept, as before. Rows of the
@@ -83,20 +86,21 @@ struct DuplicateFilter {
         return kept
     }
 
-    /// What makes two events the same: every column of `event_log` but the id, file and line.
+    /// What makes two events the same: every column of `event_log` but the id, file, line and
+    /// UTC offset.
     private struct Key: Hashable {
-        var time: Int64, offset: Int64, app: Int64, kind: Int64
+        var time: Int64, app: Int64, kind: Int64
         var columns: StoredColumns
 
         /// The columns `Ingestor` writes for `e`.
         init(_ e: EncodedEvent, app: Int64) {
-            (time, offset, self.app, kind) = (e.timeMicros, Int64(e.utcOffsetSeconds), app, Int64(e.kind.rawValue))
+            (time, self.app, kind) = (e.timeMicros, app, Int64(e.kind.rawValue))
             columns = StoredColumns(e)
         }
 
         /// The columns of a row of ``DuplicateFilter/columns`` (after its id).
         init(_ s: Statement) {
-            (time, offset, app, kind) = (s.int(1), s.int(2), s.int(3), s.int(4))
+            (time, app, kind) = (s.int(1), s.int(3), s.int(4))
             columns = StoredColumns(
                 result: s.optionalInt(5), bytes: s.optionalInt(6), duration: s.optionalInt(7), network: s.optionalInt(8),
                 power: s.optionalInt(9), battery: s.optionalInt(10), lowPower: s.optionalInt(11))

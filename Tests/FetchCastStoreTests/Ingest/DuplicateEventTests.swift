@@ -67,8 +67,9 @@ struct DuplicateEventTests {
     @Test func anOverlappingFileAddsOnlyItsNewEvents() throws {
         let temp = try TemporaryStore()
         let first = try temp.write("first.csv", Self.trace(Array(Self.rows.prefix(4))))
-        // Rows 3-7 of the trace, and rows that differ from a stored one in one column each:
-        // the offset (same instant), the bytes, the result, the device, the battery.
+        // Rows 3-7 of the trace, the first row written with another UTC offset (the same
+        // instant: a duplicate), and rows that differ from a stored one in one column each: the
+        // bytes, the result, the device, the instant by a microsecond.
         let overlapping = try temp.write("second.csv", Self.trace(Array(Self.rows.dropFirst(2)) + [
             "2013-11-10T00:36:45+02:00,dev-1,com.example.news,launch,,,1500,,,,",
             "2013-11-09T22:40:00Z,dev-1,com.example.news,fetch,newData,2049,310,,,,",
@@ -79,11 +80,31 @@ struct DuplicateEventTests {
         let store = try temp.open()
         #expect(try ingest(store, first).events == 4)
         let second = try ingest(store, overlapping)
-        #expect((second.events, second.duplicates) == (8, 2))
-        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == 12)
+        #expect((second.events, second.duplicates) == (7, 3))
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == 11)
         // The per-file counts are of the events added.
-        #expect(try store.connection.scalarInt("SELECT sum(n) FROM file_counts WHERE file_id = 2") == 8)
+        #expect(try store.connection.scalarInt("SELECT sum(n) FROM file_counts WHERE file_id = 2") == 7)
         #expect(try store.connection.scalarInt("SELECT count(*) FROM events WHERE event = 'publish'") == 1)
+    }
+
+    /// A trace re-exported in UTC is the same events: nothing added, and the stored events keep
+    /// the offset they were first written with (their local day and hour).
+    @Test func aTraceWrittenWithAnotherOffsetAddsNothing() throws {
+        let temp = try TemporaryStore()
+        let local = try temp.write("local.csv", Self.trace([
+            "2024-01-01T10:00:00+01:00,dev-1,com.example.news,launch,,,,,,,",
+            "2024-01-01T23:30:00-05:00,dev-1,com.example.mail,launch,,,,,,,",
+        ]))
+        let utc = try temp.write("utc.csv", Self.trace([
+            "2024-01-01T09:00:00Z,dev-1,com.example.news,launch,,,,,,,",
+            "2024-01-02T04:30:00Z,dev-1,com.example.mail,launch,,,,,,,",
+        ]))
+        let store = try temp.open()
+        #expect(try ingest(store, local).events == 2)
+        let again = try ingest(store, utc)
+        #expect((again.events, again.duplicates) == (0, 2))
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == 2)
+        #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log WHERE utc_offset_s IN (3600, -18000)") == 2)
     }
 
     @Test func aStateRowWithAnotherConditionIsNew() throws {
