@@ -213,8 +213,11 @@ public enum Timestamp {
     }
 
     /// Parses a command-line time: ISO 8601 (offset optional, then UTC), a date `YYYY-MM-DD`
-    /// (midnight UTC) or Unix seconds. Returns Unix seconds.
+    /// (midnight UTC) or Unix seconds, whole or with a fraction (`1795853418.9831796`, as the
+    /// service's `at_unix` and paging links write them; rounded to the microsecond). Returns
+    /// Unix seconds.
     public static func parseArgument(_ text: String) -> Double? {
+        if let seconds = fractionalUnixSeconds(text) { return seconds }
         var candidates = [text]
         if text.count == 10 { candidates.append(text + "T00:00:00Z") }
         if text.count == 19 || (text.count > 19 && !text.contains("Z") && !text.dropFirst(19).contains("+") && !text.dropFirst(19).contains("-")) {
@@ -227,6 +230,20 @@ public enum Timestamp {
             }
         }
         return nil
+    }
+
+    /// `DIGITS.DIGITS` (1–12 digits before the point, 1–9 after) within 1970–9999, rounded to
+    /// the microsecond; `nil` for anything else.
+    static func fractionalUnixSeconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...12).contains(parts[0].count), (1...9).contains(parts[1].count),
+              parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }),
+              let whole = Int64(parts[0]), whole <= 253_402_300_799
+        else { return nil }
+        let fraction = String(parts[1]) + String(repeating: "0", count: 9 - parts[1].count)
+        guard let nanos = Int64(fraction) else { return nil }
+        let micros = min(whole * 1_000_000 + (nanos + 500) / 1_000, 253_402_300_799_999_999)
+        return Double(micros) / 1_000_000
     }
 
     @inline(__always)

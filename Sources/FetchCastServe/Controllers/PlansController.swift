@@ -45,6 +45,9 @@ struct PlansController {
                     + "events (from=now, the default), or ask GET /v1/devices/{device}/plan?at=FROM for the devices you need")
         }
         let sweep = try await pools.read { try service.sweep(from: from, to: to, budget: budget, after: after, limit: limit) }
+        // The first batch is planned before the first byte is sent: a deadline or a database
+        // error there is still a 503 (or 500) with a JSON body, not a cut stream.
+        let first = try await pools.read { try sweep.next() }
         var headers: HTTPFields = [.contentType: "application/x-ndjson"]
         if let next = sweep.nextAfter {
             headers[HTTPField.Name("Link")!] = "<\(Self.page(from: from, to: to, budget: budget, limit: limit, after: next))>; rel=\"next\""
@@ -52,14 +55,20 @@ struct PlansController {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let encoder = JSONEncoder.api
             // A client that went away fails a write (the loop ends there); a server that shuts
-            // down ends the stream between batches.
-            while !Task.isCancelled, !Task.isShuttingDownGracefully, let batch = try await pools.read({ try sweep.next() }) {
+            // down ends the stream between batches. A later batch past the deadline (or a
+            // failed read) ends the response without its last chunk: the client sees a cut body
+            // (curl: exit 18) and asks again from the last device it got (`after=`).
+            var pending = first
+            while let batch = pending {
+                pending = nil
                 var buffer = ByteBuffer()
                 for prediction in batch {
                     buffer.writeBytes(try encoder.encode(prediction))
                     buffer.writeInteger(UInt8(ascii: "\n"))
                 }
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                guard !Task.isCancelled, !Task.isShuttingDownGracefully else { break }
+                pending = try await pools.read { try sweep.next() }
             }
             try await writer.finish(nil)
         })

@@ -10,14 +10,35 @@ struct Query {
     private let parameters: FlatDictionary<Substring, Substring>
     let now: @Sendable () -> Double
 
+    /// The first parameter whose name or value is not valid percent-encoded UTF-8 (the decoder
+    /// would have replaced its bytes with U+FFFD and read another value than the one sent).
+    private let malformed: Substring?
+
     init(request: Request, now: @escaping @Sendable () -> Double) {
         parameters = request.uri.queryParameters
+        malformed = Self.firstMalformed(request.uri.query ?? "")
         self.now = now
     }
 
+    /// The raw name of the first `name=value` pair of `query` that does not percent-decode to
+    /// UTF-8, or `nil`.
+    static func firstMalformed(_ query: String) -> Substring? {
+        for pair in query.split(separator: "&") {
+            for part in pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            where part.contains("%") && String(part).removingPercentEncoding == nil {
+                return pair.prefix { $0 != "=" }
+            }
+        }
+        return nil
+    }
+
     /// The one value of `name`, or `nil`; a parameter given twice is a `400` (which one was
-    /// meant is not known).
+    /// meant is not known), and so is any parameter of the request that is not valid
+    /// percent-encoded UTF-8.
     private func value(_ name: String) throws -> Substring? {
+        if let malformed {
+            throw APIError(.badRequest, "the query parameter '\(malformed.prefix(64))' is not valid percent-encoded UTF-8; encode its value's UTF-8 bytes as %XX")
+        }
         let values = parameters[values: name[...]]
         guard values.count <= 1 else {
             throw APIError(.badRequest, "\(name) is given \(values.count) times; give it once")

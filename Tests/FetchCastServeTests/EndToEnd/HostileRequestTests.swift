@@ -112,6 +112,28 @@ struct HostileRequestTests {
         }
     }
 
+    /// A sweep whose first batch passes the deadline is a 503 with a JSON body, decided before
+    /// the first byte (it was a 200 whose chunked body was cut: curl exit 18).
+    @Test func aSweepPastItsDeadlineBeforeItsFirstByteIs503() async throws {
+        let fixture = try ServeFixture()
+        var configuration = try fixture.configuration(maxBody: 4 << 20)
+        configuration.requestDeadline = .milliseconds(500)
+        configuration.warmsSchedulers = false
+        let (app, _) = try buildApplication(configuration: configuration)
+        try await app.test(.live) { live in
+            try await ServeFixture.withClient(of: live) { client in
+                let admin = try await Self.post(rows: 150_000, to: client)
+                // From the burst's middle: its device's plan replays 75,000 launches first.
+                let from = Self.burstStart + 900
+                let response = try await client.get("/v1/plans?from=\(from)&to=\(from + 3600)", headers: admin)
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+                let message = try response.json(ErrorBody.self).error
+                #expect(message.contains("deadline of 0.5 s (serve --request-deadline)"), "\(message)")
+            }
+        }
+    }
+
     @Test func plansComeInPagesLinkedByNext() async throws {
         let fixture = try ServeFixture()
         let (app, _) = try buildApplication(configuration: try fixture.configuration())
@@ -140,6 +162,47 @@ struct HostileRequestTests {
                 #expect(paged == all)
                 let bad = try await client.get("/v1/plans?\(window)&limit=0", headers: admin)
                 #expect(bad.status == .badRequest)
+            }
+        }
+    }
+
+    /// With the default window (`from` = now, a fractional instant) every `next` link the
+    /// service hands out is one it accepts, to the last page; each plan's `fetch_at_unix` is accepted
+    /// back as `at`. (The link's `from=1385323201.2345679` was once refused with 400.)
+    @Test(arguments: [nil, "from=1385323201.2345679&"])
+    func everyNextLinkIsAccepted(from: String?) async throws {
+        let fixture = try ServeFixture()
+        let now = ServeFixture.now + 0.2345679
+        let (app, _) = try buildApplication(configuration: try fixture.configuration(now: now))
+        try await app.test(.live) { live in
+            try await ServeFixture.withClient(of: live) { client in
+                let admin = ServeFixture.bearer(ServeFixture.adminToken)
+                let devices = ["a", "b/c", "d&e", "f", "g h", "é"]
+                let trace = ServeFixture.trace(devices: devices, spacing: 0)
+                #expect(try await client.post("/v1/events", headers: admin, body: ByteBuffer(string: trace)).status == .ok)
+                let whole = try await client.get("/v1/plans?\(from ?? "")to=\(Int(now) + 86_400)", headers: admin)
+                #expect(whole.status == .ok)
+                let all = Self.devices(in: whole)
+                try #require(all.count >= 2, "the devices plan something in the day")
+                var uri: String? = "/v1/plans?\(from ?? "")to=\(Int(now) + 86_400)&limit=1"
+                var paged: [String] = [], pages = 0
+                while let next = uri, pages < 20 {
+                    let page = try await client.get(next, headers: admin)
+                    #expect(page.status == .ok, "\(next): \(String(buffer: page.body ?? ByteBuffer()))")
+                    guard page.status == .ok else { break }
+                    paged += Self.devices(in: page)
+                    pages += 1
+                    uri = page.headers[HTTPField.Name("Link")!].map { String($0.dropFirst().prefix { $0 != ">" }) }
+                }
+                #expect(paged == all)
+                #expect(pages == all.count)
+                // A plan's at_unix, sent back as at.
+                let text = String(buffer: whole.body ?? ByteBuffer())
+                let first = try #require(text.split(separator: "\n").first)
+                let fetch = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+                let atUnix = try #require(fetch?["fetch_at_unix"] as? Double)
+                let again = try await client.get("/v1/devices/a/plan?at=\(atUnix)", headers: admin)
+                #expect(again.status == .ok, "\(atUnix): \(String(buffer: again.body ?? ByteBuffer()))")
             }
         }
     }

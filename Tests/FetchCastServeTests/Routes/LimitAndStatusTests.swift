@@ -177,6 +177,22 @@ struct LimitAndStatusTests {
         }
     }
 
+    /// Bytes that are not UTF-8 in a query parameter are a 400 naming it, as in the path (they
+    /// were once replaced by U+FFFD: `after=%C3` answered 200 with nothing, `app=%FF` 404).
+    @Test(arguments: [
+        ("/v1/devices?after=%C3", "after"), ("/v1/devices/dev-1/plan?app=%FF", "app"),
+        ("/v1/devices/dev-1/plan?at=now&x%FE=1", "x%FE"), ("/v1/plans?after=%E2%82", "after"),
+    ])
+    func aQueryThatIsNotUTF8Is400(uri: String, parameter: String) async throws {
+        try await withServer { client, _ in
+            #expect(try await post(client, ByteBuffer(string: ServeFixture.trace(days: 2))).status == .ok)
+            let response = try await client.execute(uri: uri, method: .get, headers: ServeFixture.bearer(ServeFixture.adminToken))
+            #expect(response.status == .badRequest, "\(uri)")
+            let message = try response.json(ErrorBody.self).error
+            #expect(message.contains("'\(parameter)' is not valid percent-encoded UTF-8"), "\(message)")
+        }
+    }
+
     @Test func theBearerSchemeIsCaseInsensitive() async throws {
         try await withServer { client, _ in
             for scheme in ["bearer", "BEARER", "Bearer"] {
