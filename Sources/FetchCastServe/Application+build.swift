@@ -92,7 +92,7 @@ public func buildApplication(
     ).addRoutes(to: v1Ingest)
 
     var http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ExpectContinueHandler(maxBody: configuration.maxBody), HeadTooLargeHandler()],
+        additionalChannelHandlers: connectionHandlers(maxBody: configuration.maxBody),
         idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
     // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields);
     // beyond, HeadTooLargeHandler answers 431.
@@ -105,4 +105,12 @@ public func buildApplication(
         onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     return (app, table)
+}
+
+/// The handlers each connection gets after Hummingbird's HTTP/1.1 codec: `100 Continue`, the
+/// head limits' JSON answers, and closing after HTTP/1.0 and `413` answers (sharing one
+/// measure of the request line).
+private func connectionHandlers(maxBody: Int) -> [any RemovableChannelHandler] {
+    let sniffer = RequestLineSniffer()
+    return [ExpectContinueHandler(maxBody: maxBody), HeadTooLargeHandler(sniffer: sniffer), ConnectionCloseHandler(sniffer: sniffer)]
 }

@@ -22,7 +22,12 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether this handler answered (the connection then only waits for the client to close).
     private var answered = false
     /// Whether the current request's line has ended, from the bytes before the codec.
-    private let sniffer = RequestLineSniffer()
+    private let sniffer: RequestLineSniffer
+
+    /// - Parameter sniffer: The line's measure; this handler adds it before the codec.
+    init(sniffer: RequestLineSniffer = RequestLineSniffer()) {
+        self.sniffer = sniffer
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         try? context.pipeline.syncOperations.addHandler(sniffer, position: .first)

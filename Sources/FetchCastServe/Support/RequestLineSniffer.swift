@@ -16,23 +16,41 @@ final class RequestLineSniffer: ChannelInboundHandler {
     private(set) var lineLength = 0
     /// Whether its line end arrived.
     private var lineEnded = false
+    /// The last bytes of the line seen so far (its protocol version, once it ended).
+    private var tail: [UInt8] = []
+
+    /// Whether the current request's line ended in `HTTP/1.0` (``ConnectionCloseHandler``
+    /// closes such a connection after its response unless it asked to be kept alive).
+    var isHTTP10: Bool {
+        guard lineEnded else { return false }
+        let line = tail.last == UInt8(ascii: "\r") ? tail.dropLast() : tail[...]
+        return line.count >= 8 && line.suffix(8).elementsEqual("HTTP/1.0".utf8)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !lineEnded {
             let bytes = unwrapInboundIn(data).readableBytesView
             if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {
                 lineLength += end - bytes.startIndex
+                remember(bytes[..<end])
                 lineEnded = true
             } else {
                 lineLength += bytes.count
+                remember(bytes[...])
             }
         }
         context.fireChannelRead(data)
+    }
+
+    private func remember(_ bytes: ByteBufferView.SubSequence) {
+        tail.append(contentsOf: bytes.suffix(9))
+        if tail.count > 9 { tail.removeFirst(tail.count - 9) }
     }
 
     /// A new request starts with the next bytes.
     func restart() {
         lineLength = 0
         lineEnded = false
+        tail.removeAll(keepingCapacity: true)
     }
 }

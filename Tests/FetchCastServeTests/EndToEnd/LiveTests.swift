@@ -31,7 +31,11 @@ struct LiveTests {
             let big = ByteBuffer(string: ServeFixture.trace(devices: ["big"]))
             let refused = try await client.post("/v1/events", headers: ServeFixture.bearer(ServeFixture.adminToken), body: big)
             #expect(refused.status == .contentTooLarge)
-
+            // A 413 ends its connection (the refused body was not read): the next request opens another.
+            #expect(refused.headers[.connection] == "close")
+          }
+          try await ServeFixture.withClient(of: live) { client in
+            var headers = ServeFixture.bearer(ServeFixture.adminToken)
             headers[.contentEncoding] = "br"
             let unsupported = try await client.post("/v1/events", headers: headers, body: ByteBuffer(bytes: bytes))
             #expect(unsupported.status == .unsupportedMediaType)
@@ -74,6 +78,44 @@ struct LiveTests {
             // Closed by the 1 s timeout, not by the socket's own 300 s (the margin is for a
             // loaded machine, where resuming this task can wait for a thread of the shared pool).
             #expect(Date().timeIntervalSince(started) < 200)
+        }
+    }
+
+    /// A response that no request can follow on its connection ends it: HTTP/1.0 without
+    /// keep-alive, and a `413` whose body was not read (both stayed open until the idle timeout).
+    @Test(arguments: [
+        ("GET /healthz HTTP/1.0\r\n\r\n", "200"),
+        ("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999999999\r\n\r\n", "413"),
+        ("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 999999999999\r\nExpect: 100-continue\r\n\r\n", "413"),
+    ])
+    func aResponseNoRequestCanFollowClosesTheConnection(request: String, status: String) async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration())  // idle timeout 600 s
+        try await app.test(.live) { client in
+            let socket = try RawSocket(port: try #require(client.port))
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
+            setsockopt(socket.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            try socket.send(request.replacingOccurrences(of: "POST /v1/events HTTP/1.1\r\n", with: "POST /v1/events HTTP/1.1\r\nAuthorization: Bearer \(ServeFixture.ingestToken)\r\n"))
+            let answer = try await socket.receiveUntilClosed()
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close"), "\(answer)")
+        }
+    }
+
+    /// HTTP/1.0 asking for keep-alive, and HTTP/1.1, keep the connection for the next request.
+    @Test func keepAliveConnectionsStayOpen() async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        try await app.test(.live) { client in
+            for request in ["GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"] {
+                let socket = try RawSocket(port: try #require(client.port))
+                try socket.send(request)
+                let first = try await socket.receiveResponse()
+                #expect(first.hasPrefix("HTTP/1.1 200") && !first.lowercased().contains("connection: close"), "\(first)")
+                try socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                let second = try await socket.receiveResponse()
+                #expect(second.hasPrefix("HTTP/1.1 200"), "\(second)")
+            }
         }
     }
 
@@ -143,6 +185,19 @@ final class RawSocket: @unchecked Sendable {
     func receive() async throws -> String {
         guard let text = try await receiveOrClosed() else { throw POSIXError(.ECONNRESET) }
         return text
+    }
+
+    /// One response with a `Content-Length` body: its head and body, read until whole.
+    func receiveResponse() async throws -> String {
+        var text = try await receive()
+        while true {
+            guard let end = text.range(of: "\r\n\r\n") else { text += try await receive(); continue }
+            let head = text[..<end.lowerBound].lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
+            text += try await receive()
+        }
     }
 
     /// Everything until the server closes the connection.
