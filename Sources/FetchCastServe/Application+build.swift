@@ -94,9 +94,9 @@ public func buildApplication(
     var http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: connectionHandlers(maxBody: configuration.maxBody),
         idleTimeout: TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))
-    // Headers are bounded (a request's header block and each field: 16 KiB; 100 fields);
-    // beyond, HeadTooLargeHandler answers 431.
-    http1.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 16 << 10, maxHeaderFieldCount: 100)
+    // Heads are bounded (HeadLimits: a field or the URL 32 KiB, 48 KiB in all, 100 fields);
+    // beyond, HeadTooLargeHandler answers 414 or 431.
+    http1.httpDecoder = .init(maxHeaderFieldSize: HeadLimits.field, maxHeaderListSize: HeadLimits.total, maxHeaderFieldCount: HeadLimits.fields)
     let app = Application(
         router: router,
         server: .http1(configuration: http1),

@@ -4,9 +4,9 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 
-/// Answers a request head over the decoder's limits (16 KiB of URL and headers, 100 fields)
-/// with a JSON error: `414` when the request line (the URL) takes at least half of it, else
-/// `431`. Hummingbird's HTTP/1.1 channel answers any parse error before a request with an
+/// Answers a request head over the decoder's limits (``HeadLimits``: a URL or a header field
+/// of at most 32 KiB, 48 KiB of URL and headers, 100 fields) with a JSON error: `414` when
+/// the request line (the URL) takes at least half of it, else `431`. Hummingbird's HTTP/1.1 channel answers any parse error before a request with an
 /// empty `400`; this sits after its codec and answers first, then closes its side of the
 /// connection. The decoder reports a long URL and long headers alike, so this adds a
 /// ``RequestLineSniffer`` before the codec to measure the line. Errors during a request (a
@@ -54,8 +54,8 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         betweenRequests = false
         answered = true
-        // The URL is what is too long when it makes at least half the 16 KiB allowed.
-        let longURL = sniffer.lineLength >= 8 << 10
+        // The URL is what is too long when it makes at least half the head allowed.
+        let longURL = sniffer.lineLength >= HeadLimits.total / 2
         let body = ByteBuffer(bytes: longURL ? Self.urlBody : Self.body)
         let head = HTTPResponse(status: longURL ? .uriTooLong : .requestHeaderFieldsTooLarge, headerFields: [
             .contentType: "application/json; charset=utf-8", .contentLength: "\(body.readableBytes)", .connection: "close",
@@ -69,8 +69,21 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private static let urlBody = Array(
-        #"{"error":"the request's URL is longer than the server's limit of 16 KiB; send a shorter URL"}"#.utf8)
+        #"{"error":"the request's URL is longer than the server's limit of 32 KiB; send a shorter URL"}"#.utf8)
     private static let body = Array(
-        #"{"error":"the request's headers are longer than the server's limit of 16 KiB (at most 16 KiB a field, 100 fields); send fewer or shorter headers"}"#
+        #"{"error":"the request's headers are longer than the server's limit of 48 KiB with the URL (at most 32 KiB a field, 100 fields); send fewer or shorter headers"}"#
             .utf8)
+}
+
+/// The limits of a request's head. The URL may take 32 KiB so that the URL of any id the store
+/// takes (10,240 bytes, each byte percent-encoded as 3: 30,720) fits, in a plan's path or in a
+/// page's `after` cursor: with 16 KiB, an id of 5,120 "é" was ingested and then its plan URL
+/// and cursor answered `414`. The decoder counts the URL as a field.
+enum HeadLimits {
+    /// A field, the URL included.
+    static let field = 32 << 10
+    /// The URL and every header together.
+    static let total = 48 << 10
+    /// Header fields.
+    static let fields = 100
 }

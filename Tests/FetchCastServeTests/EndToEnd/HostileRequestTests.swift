@@ -207,6 +207,37 @@ struct HostileRequestTests {
         }
     }
 
+    /// The longest id the store takes, 5,120 × "é" (10,240 bytes, 30,720 percent-encoded): its
+    /// plan URL and the page cursor naming it are answered (both were 414 after its ingest).
+    @Test func theLongestIdsURLAndCursorAreAnswered() async throws {
+        let fixture = try ServeFixture()
+        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 4 << 20))
+        try await app.test(.live) { live in
+            try await ServeFixture.withClient(of: live) { client in
+                let admin = ServeFixture.bearer(ServeFixture.adminToken)
+                let long = String(repeating: "é", count: 5_120)
+                #expect(long.utf8.count == TraceLimits.maxIDBytes)
+                let trace = ServeFixture.trace(devices: [long, "zz"], spacing: 0)
+                #expect(try await client.post("/v1/events", headers: admin, body: ByteBuffer(string: trace)).status == .ok)
+                let encoded = long.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                #expect(encoded.utf8.count == 30_720)
+                let plan = try await client.get("/v1/devices/\(encoded)/plan", headers: admin)
+                #expect(plan.status == .ok)
+                var uri: String? = "/v1/plans?to=\(Int(ServeFixture.now) + 86_400)&limit=1"
+                var pages: [HTTPResponse.Status] = []
+                var devices: [String] = []
+                while let next = uri, pages.count < 5 {
+                    let page = try await client.get(next, headers: admin)
+                    pages.append(page.status)
+                    devices += Self.devices(in: page)
+                    uri = page.headers[HTTPField.Name("Link")!].map { String($0.dropFirst().prefix { $0 != ">" }) }
+                }
+                #expect(pages.allSatisfy { $0 == .ok }, "\(pages)")
+                #expect(devices == ["zz", long].sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+            }
+        }
+    }
+
     /// The devices of a JSON Lines answer, in order, each once.
     static func devices(in response: TestClient.Response) -> [String] {
         let text = String(buffer: response.body ?? ByteBuffer())
