@@ -62,6 +62,8 @@ public enum Limits {
     public static let tauSeconds = OptionRange(1.0...86_400.0, reason: "seconds (1s to 1d)")
     /// How long `serve` lets one read take, seconds: a tenth of a second to an hour.
     public static let requestDeadlineSeconds = OptionRange(0.1...3600.0, reason: "seconds")
+    /// How long `serve` lets requests in flight finish after SIGTERM or SIGINT, seconds.
+    public static let shutdownGraceSeconds = OptionRange(0.0...3600.0, reason: "seconds")
     /// Devices a page of `GET /v1/plans` plans.
     public static let planPageDevices = OptionRange(1...100_000)
     /// How often `planned` asks for a plan in a replay, seconds: from a minute (a plan a

@@ -43,6 +43,11 @@ extension FetchCast {
             valueName: "seconds"))
         var requestDeadline = 10.0
 
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "After SIGTERM or SIGINT, how long requests in flight may go on (an upload, a sweep); past it they are cut, their bodies removed and nothing of them stored.",
+            valueName: "seconds"))
+        var shutdownGrace = 10.0
+
         @Option(help: ArgumentHelp(
             "Reads (plans, models, pages of devices) answered at once, each on a thread. Default: 2 on SQLite (a read keeps a core busy, on a connection of its own); on PostgreSQL 16 threads a core, sharing twice the cores' connections (a read waits for the server, a plan answered from memory for a check shared by the plans asked meanwhile), or twice the cores with --plans-in-memory 0.",
             valueName: "n"))
@@ -74,6 +79,7 @@ extension FetchCast {
                 throw ValidationError("--max-decoded-body '\(maxDecodedBody)' is not a size; write it as 1048576, 512KiB, 256MiB or 1GiB.")
             }
             try Limits.requestDeadlineSeconds.validate(requestDeadline, flag: "--request-deadline")
+            try Limits.shutdownGraceSeconds.validate(shutdownGrace, flag: "--shutdown-grace")
             if let readThreads, !(1...256).contains(readThreads) { throw ValidationError("--read-threads must be from 1 to 256.") }
             if let plansInMemory, plansInMemory != "0", Self.bytes(plansInMemory) == nil {
                 throw ValidationError("--plans-in-memory '\(plansInMemory)' is not a size; write it as 0, 16777216, 64MiB or 1GiB.")
@@ -138,7 +144,7 @@ extension FetchCast {
                     print("fetchcast serve: listening on http://\(host):\(port) (store \(path))", to: &err)
                     _ = err.flush()
                 }
-                try await app.runService()
+                try await ServeRunner.run(app, shutdownGrace: .milliseconds(Int64(shutdownGrace * 1000)), logger: Logger(label: "fetchcast.serve"))
             } catch {
                 throw FetchCast.fail("\(error)")
             }

@@ -185,6 +185,35 @@ struct ServeBinaryTests {
         #expect(try store.connection.scalarInt("SELECT count(*) FROM event_log") == Int64(trace.split(separator: "\n").count - 1))
     }
 
+    /// A client trickling a large body does not hold a SIGTERM past `--shutdown-grace`: the
+    /// upload is cut, its spool removed, nothing stored, and the server exits 0 (it went on for as
+    /// long as the client trickled).
+    @Test func aTrickledUploadIsCutAfterTheShutdownGrace() async throws {
+        let fixture = try ServeFixture()
+        let tokens = try fixture.writeTokens()
+        let server = try Server(["--db", fixture.database, "--tokens", tokens, "--shutdown-grace", "1"], in: fixture)
+        let socket = try RawSocket(port: server.port)
+        try socket.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServeFixture.ingestToken)\r\n"
+            + "Content-Length: 21000000\r\n\r\ntime,device,app,event\n")
+        let row = String(repeating: "2013-11-11T08:00:00Z,trickle,a,launch\n", count: 100)
+        try socket.send(row)
+        #expect(await server.waitForIngestInFlight())
+        kill(server.process.processIdentifier, SIGTERM)
+        // Go on trickling (about 20 KB/s) for up to 120 s: the server must not wait for it.
+        let started = Date()
+        while server.process.isRunning && Date().timeIntervalSince(started) < 120 {
+            try? socket.send(row)
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let took = Date().timeIntervalSince(started)
+        #expect(!server.process.isRunning, "still running \(Int(took)) s after SIGTERM with a 1 s grace")
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0, "\(server.stderr)")
+        let spools = try FileManager.default.contentsOfDirectory(atPath: fixture.directory).filter { $0.contains("-body-") }
+        #expect(spools.isEmpty, "\(spools)")
+        #expect(try Store(path: fixture.database, create: false).files().isEmpty)
+    }
+
     @Test func predictAtNowPlansFromTheClockLikeTheServer() throws {
         let fixture = try ServeFixture()
         let trace = fixture.directory + "/trace.csv"
