@@ -79,7 +79,8 @@ struct PredictCLITests {
         // With room again: the same answer, saved this time (no warning).
         let roomy = try w.run(arguments)
         #expect(roomy.status == 0)
-        #expect(roomy.err.isEmpty, "\(roomy.err)")
+        // No warning (a note of the fetches --count left out may be there).
+        #expect(roomy.err.split(separator: "\n").allSatisfy { $0.hasPrefix("note: ") && $0.contains("not shown (--count") }, "\(roomy.err)")
         if arguments.contains("json") {
             let decoder = JSONDecoder()
             let records = { (r: CommandResult) in try r.out.split(separator: "\n").map { try decoder.decode(PredictionRecord.self, from: Data($0.utf8)) } }
@@ -100,6 +101,24 @@ struct PredictCLITests {
         #expect(r.status == 1)
         #expect(r.out.isEmpty)
         #expect(r.err.contains("no device 'tablet'"))
+    }
+
+    /// A plan longer than --count says how many fetches it left out, and shows the plan's first
+    /// ones (it once cut a long horizon's plan silently).
+    @Test func aPlanCutByCountSaysHowManyWereLeftOut() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let base = ["predict", "--device", "phone", "--horizon", "168", "--format", "csv"]
+        let all = try w.run(base + ["--count", "1000"])
+        #expect(all.status == 0)
+        let rows = all.out.split(separator: "\n").dropFirst()
+        try #require(rows.count > 2, "a week of plans holds more than two fetches")
+        #expect(!all.err.contains("not shown"))
+        let cut = try w.run(base + ["--count", "2"])
+        #expect(cut.status == 0)
+        #expect(Array(cut.out.split(separator: "\n").dropFirst()) == Array(rows.prefix(2)))
+        #expect(cut.err.contains("note: \(rows.count - 2) more fetch\(rows.count - 2 == 1 ? "" : "es") of phone in the next 168 hours not shown (--count 2 a device)"), "\(cut.err)")
     }
 
     /// After `forget` of a device's only file, `predict` and `model` give the same answer.

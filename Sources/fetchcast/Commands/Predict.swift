@@ -37,7 +37,7 @@ extension FetchCast {
         @Option(parsing: .unconditional, help: ArgumentHelp("No fetch before this time, like BGAppRefreshTaskRequest.earliestBeginDate (same formats as --at); the plan covers the 24 hours from it.", valueName: "time"))
         var notBefore: String?
 
-        @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000.")
+        @Option(parsing: .unconditional, help: "Fetches to list per device, 1 to 1000; a note on stderr says how many more the plan holds.")
         var count: Int = 10
 
         @Option(parsing: .unconditional, help: ArgumentHelp("How far ahead to plan, hours from --at (or --not-before when later), 1 to 168: a plan lists the fetches ahead of the device's habits in that time too.", valueName: "hours"))
@@ -72,9 +72,11 @@ extension FetchCast {
             var predictions: [Prediction] = []
             do {
                 let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
+                // Planned up to the most --count takes, then cut to --count per device below, so
+                // that the note can say how many were left out.
                 var request = PredictionRequest(
                     device: device, at: start,
-                    notBefore: notBefore.flatMap(Timestamp.parseArgument), count: count, budget: budget)
+                    notBefore: notBefore.flatMap(Timestamp.parseArgument), count: Limits.count.bounds.upperBound, budget: budget)
                 request.horizon = horizon * 3600
                 request.apps = app
                 request.constraints = constraints
@@ -94,6 +96,14 @@ extension FetchCast {
                 }
             } catch {
                 throw FetchCast.fail("\(error)")
+            }
+            let (shown, leftOut) = Self.cut(predictions, to: count)
+            predictions = shown
+            if !leftOut.isEmpty {
+                var err = FileSink.standardError()
+                let fetches = leftOut.reduce(0) { $0 + $1.fetches }
+                let devices = leftOut.count == 1 ? leftOut[0].device : Plural.count(leftOut.count, "device")
+                print("note: \(Plural.count(fetches, "more fetch", plural: "more fetches")) of \(devices) in the next \(Plural.count(Int(horizon.rounded(.up)), "hour")) not shown (--count \(count) a device); raise --count to see them", to: &err)
             }
             if let device, predictions.isEmpty {
                 var err = FileSink.standardError()
@@ -118,6 +128,29 @@ extension FetchCast {
             }
             try FetchCast.finish(out)
         }
+    }
+}
+
+extension FetchCast.Predict {
+    /// The first `count` predictions of each device (they come grouped by device, in plan
+    /// order), and how many each device had beyond them.
+    static func cut(_ predictions: [Prediction], to count: Int) -> (shown: [Prediction], leftOut: [(device: String, fetches: Int)]) {
+        var shown: [Prediction] = []
+        var leftOut: [(device: String, fetches: Int)] = []
+        var current: String?
+        var seen = 0
+        for p in predictions {
+            if p.device != current { current = p.device; seen = 0 }
+            seen += 1
+            if seen <= count {
+                shown.append(p)
+            } else if leftOut.last?.device == p.device {
+                leftOut[leftOut.count - 1].fetches += 1
+            } else {
+                leftOut.append((p.device, 1))
+            }
+        }
+        return (shown, leftOut)
     }
 }
 
