@@ -44,6 +44,9 @@ package final class PostgresModelStore: ModelStore {
     private var oneRead: (active: Bool, refused: Bool) = (false, false)
     /// Whether the transaction in progress is a read transaction (nothing in it can change).
     private var readOnly = false
+    /// Work that must stay on its session (the rest of a transaction, a session lock held):
+    /// while above 0, a lost connection is not replaced (``query(_:)``).
+    private var pinned = 0
 
     /// Devices' `device_id`s by `seq`, shared with the process's other connections to the database.
     let deviceIDs: DeviceIDsBySeq
@@ -95,9 +98,13 @@ package final class PostgresModelStore: ModelStore {
             defer { depth -= 1 }
             return try body()
         }
-        if lock { try run("SELECT pg_advisory_lock(\(PostgresSchema.modelLock))") }
+        // The first statement may open a connection in place of a lost one; the others stay on
+        // its session (the lock, the transaction).
+        try run(lock ? "SELECT pg_advisory_lock(\(PostgresSchema.modelLock))" : begin)
+        pinned += 1
+        defer { pinned -= 1 }
         defer { if lock { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") } }
-        try run(begin)
+        if lock { try run(begin) }
         depth = 1
         readOnly = !lock
         defer {
@@ -261,6 +268,8 @@ package final class PostgresModelStore: ModelStore {
             if shouldStop() { return nil }
             usleep(200_000)
         }
+        pinned += 1
+        defer { pinned -= 1 }
         defer { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.warmUpLock))") }
         return try body()
     }
@@ -422,13 +431,34 @@ package final class PostgresModelStore: ModelStore {
             oneRead.refused = true
             throw NeedsTransaction()
         }
-        // A query on a closed connection would never be answered.
-        guard !connection.isClosed else { throw StoreError(path: path, message: "the connection to the database was closed") }
+        let connection: PostgresConnection
+        if depth == 0 && pinned == 0 {
+            // A statement that starts afresh: on a new connection when the last one was lost.
+            connection = try usableConnection()
+        } else {
+            connection = self.connection
+            // A query on a closed connection would never be answered.
+            guard !connection.isClosed else {
+                throw StoreError(path: path, message: "the connection to the database was lost; try again", isUnavailable: true)
+            }
+        }
         do {
             return try connection.query(q, logger: logger).wait()
         } catch {
-            throw log.mapped(error)
+            throw mappedError(error)
         }
+    }
+
+    /// ``PostgresEventLog/usableConnection()``, waited for only when the connection was lost.
+    private func usableConnection() throws -> PostgresConnection {
+        guard log.needsNewConnection else { return connection }
+        let log = self.log
+        return try Blocking.wait { try await log.usableConnection() }
+    }
+
+    /// A statement's failure as this store reports it (``PostgresEventLog/mapped(_:)``).
+    private func mappedError(_ error: any Error) -> any Error {
+        log.mapped(error)
     }
 }
 

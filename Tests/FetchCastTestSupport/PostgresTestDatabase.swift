@@ -40,6 +40,7 @@ package struct PostgresTestDatabase: Sendable {
     package func drop() async {
         guard let adminURL = Self.adminURL, let admin = try? PostgresLocation(url: adminURL) else { return }
         try? await Self.withAdmin(admin) { c, logger in
+            try await c.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"), logger: logger)
             try await c.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
         }
     }
@@ -48,6 +49,22 @@ package struct PostgresTestDatabase: Sendable {
     package func execute(_ sql: String) async throws {
         try await Self.withAdmin(location) { c, logger in
             try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    /// Takes the database away from its clients as a restart does, or brings it back: with
+    /// `false`, no new session is let in (`ALLOW_CONNECTIONS false`) and every session open on
+    /// it is ended (`pg_terminate_backend`); with `true`, sessions are let in again.
+    package func setReachable(_ reachable: Bool) async throws {
+        guard let adminURL = Self.adminURL else { throw CocoaError(.featureUnsupported) }
+        try await Self.withAdmin(try PostgresLocation(url: adminURL)) { c, logger in
+            // A name this code made: the one identifier written into SQL.
+            try await c.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS \(reachable)"), logger: logger)
+            if !reachable {
+                try await c.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid()",
+                    logger: logger)
+            }
         }
     }
 
