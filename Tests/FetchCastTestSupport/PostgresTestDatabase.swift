@@ -68,6 +68,19 @@ package struct PostgresTestDatabase: Sendable {
         }
     }
 
+    /// Holds `LOCK TABLE tables IN ACCESS EXCLUSIVE MODE` for `seconds` in a transaction of a
+    /// session of its own (then rolled back); `locked` is called once the lock is held.
+    /// - Parameter tables: Fixed names of the test's (written into SQL).
+    package func holdingLock(on tables: [String], for seconds: Double, locked: @Sendable () -> Void) async throws {
+        try await Self.withAdmin(location) { c, logger in
+            try await c.query("BEGIN", logger: logger)
+            try await c.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+            locked()
+            try await c.query("SELECT pg_sleep(\(seconds))", logger: logger)
+            try await c.query("ROLLBACK", logger: logger)
+        }
+    }
+
     /// The first column of every row of `sql`, as text.
     package func strings(_ sql: String) async throws -> [String] {
         try await Self.withAdmin(location) { c, logger in

@@ -143,6 +143,34 @@ struct PostgresServeTests {
         #expect(password.count < 8 || !server.stderr.contains(password))
     }
 
+    /// A plan whose statement waits on a lock another session holds answers 503 at the
+    /// request's deadline (`statement_timeout`), not when the lock is released (issue 40).
+    @Test func aPlanHeldUpByALockAnswers503AtItsDeadline() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let fixture = try ServeFixture()
+        let server = try Server(["--db", database.url, "--tokens", try fixture.writeTokens(), "--request-deadline", "1"], in: fixture)
+        let port = server.port
+        _ = try await post(server, ServeFixture.trace(devices: ["dev-1", "dev-2"]))
+        let plan = "/v1/devices/dev-1/plan?at=2013-11-24T20:00:01Z"
+        #expect(try await get(server, plan).0 == .ok)
+
+        let locked = Flag()
+        let holder = Task { try await database.holdingLock(on: ["files", "file_counts"], for: 8) { locked.set() } }
+        while !locked.isSet { try await Task.sleep(for: .milliseconds(10)) }
+        for uri in [plan, "/v1/devices/dev-2/plan?at=2013-11-25T03:00:00Z&horizon=30", "/v1/devices"] {
+            let started = ContinuousClock.now
+            let r = await Self.ask(port, .get, uri)
+            let took = ContinuousClock.now - started
+            #expect(r?.status == .serviceUnavailable && r?.retryAfter == "1", "\(uri): \(String(describing: r))")
+            #expect(took < .seconds(3), "\(uri) answered after \(took), the lock is held 8 s")
+            print("\(uri) under a lock: \(r?.status.code ?? 0) after \(took)")
+        }
+        try await holder.value
+        #expect(try await get(server, plan).0 == .ok, "answers again once the lock is released")
+        #expect(server.terminate() == 0, "\(server.stderr.suffix(2000))")
+    }
+
     @Test func twoServersOnOneDatabaseAnswerAsOneSQLiteServer() async throws {
         let database = try await PostgresTestDatabase.create()
         defer { Task { await database.drop() } }
