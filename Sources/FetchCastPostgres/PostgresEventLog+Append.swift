@@ -277,13 +277,17 @@ extension PostgresEventLog {
     }
 
     private func fileExists(sizeBytes: Int64) async throws -> Bool {
-        do { return try await scalar("SELECT count(*) FROM files WHERE size_bytes = \(sizeBytes)", on: connection) > 0 } catch {
+        do { return try await scalar("SELECT count(*) FROM files WHERE size_bytes = \(sizeBytes)", on: try await usableConnection()) > 0 } catch {
             throw mapped(error)
         }
     }
 
     private func fileExists(sha256: String, on c: PostgresConnection? = nil) async throws -> Bool {
-        do { return try await scalar("SELECT count(*) FROM files WHERE sha256 = \(sha256)", on: c ?? connection) > 0 } catch {
+        do {
+            let connection: PostgresConnection
+            if let c { connection = c } else { connection = try await usableConnection() }
+            return try await scalar("SELECT count(*) FROM files WHERE sha256 = \(sha256)", on: connection) > 0
+        } catch {
             throw mapped(error)
         }
     }

@@ -15,7 +15,7 @@ extension PostgresEventLog: EventLogScanner {
         do {
             return try await scalar(
                 "SELECT count(*) FROM (SELECT 1 FROM file_counts WHERE kind = \(Int64(EventKind.state.rawValue)) LIMIT 1) s",
-                on: connection) > 0
+                on: try await usableConnection()) > 0
         } catch {
             throw mapped(error)
         }

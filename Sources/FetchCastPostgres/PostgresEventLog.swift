@@ -2,27 +2,90 @@ import FetchCastCore
 import FetchCastStore
 import FetchCastTrace
 import Logging
+import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// An event log in a PostgreSQL database (15 or later): the engine behind
 /// `--db postgres://USER@HOST:PORT/DATABASE` for `ingest`, `stats` and `devices`.
 ///
 /// One connection per instance; appends use `COPY` inside one transaction per file, every value
 /// bound or streamed, never written into SQL. The layout is ``PostgresSchema``'s.
+///
+/// A connection the server closed (a restart, `pg_terminate_backend`, a network failure) is
+/// replaced at the next use that may start afresh (``usableConnection()``), attempts spaced by a
+/// capped exponential backoff; meanwhile, and for the statement the loss interrupted, uses fail
+/// with a ``StoreError`` that ``StoreError/isUnavailable``.
 public final class PostgresEventLog: EventLogWriter, Sendable {
     /// The URL without its password.
     public let location: String
-    let connection: PostgresConnection
+    /// The connection in use, and how it is replaced when lost.
+    private let link: Mutex<Link>
+    /// How a new connection is opened (the password included: never printed).
+    private let configuration: PostgresConnection.Configuration
     let logger: Logger
     /// Whether the database has the Citus extension (read when opened): the one statement
     /// Citus cannot plan is sent in a form it can (``PostgresDuplicateFilter``).
     let citus: Bool
 
-    private init(location: String, connection: PostgresConnection, logger: Logger, citus: Bool) {
+    /// The connection in use (perhaps lost: ``usableConnection()`` replaces a lost one).
+    var connection: PostgresConnection { link.withLock { $0.connection } }
+
+    /// The connection and the state of its replacement.
+    private struct Link: Sendable {
+        var connection: PostgresConnection
+        /// A statement failed as the connection was lost (it may not look closed yet).
+        var lost = false
+        /// Failed attempts to connect again since the last success.
+        var failures = 0
+        /// No attempt before this instant (the backoff); `nil`: at once.
+        var nextAttempt: ContinuousClock.Instant?
+        /// Why the last attempt failed.
+        var lastFailure = ""
+    }
+
+    /// The first wait after a failed attempt to connect again, doubled at each further failure
+    /// up to ``maxBackoff``: a server back is found within ``maxBackoff`` of its return.
+    static let firstBackoff: Duration = .milliseconds(100)
+    static let maxBackoff: Duration = .seconds(2)
+
+    private init(
+        location: String, connection: PostgresConnection, configuration: PostgresConnection.Configuration, logger: Logger, citus: Bool
+    ) {
         self.location = location
-        self.connection = connection
+        link = Mutex(Link(connection: connection))
+        self.configuration = configuration
         self.logger = logger
         self.citus = citus
+    }
+
+    /// Whether the connection was lost (``usableConnection()`` opens another).
+    var needsNewConnection: Bool { link.withLock { $0.lost || $0.connection.isClosed } }
+
+    /// The connection, or a new one in place of a lost one: call it where a use may start on
+    /// another session (outside a transaction and a session lock).
+    /// - Throws: ``StoreError`` (``StoreError/isUnavailable``) while the server cannot be
+    ///   reached: at once within the backoff after a failed attempt, else when the attempt fails.
+    func usableConnection() async throws -> PostgresConnection {
+        let (current, lost, nextAttempt, lastFailure) = link.withLock { ($0.connection, $0.lost, $0.nextAttempt, $0.lastFailure) }
+        guard lost || current.isClosed else { return current }
+        if let nextAttempt, ContinuousClock.now < nextAttempt {
+            throw StoreError(path: location, message: "the connection to the database was lost and it cannot be reached (\(lastFailure)); try again", isUnavailable: true)
+        }
+        try? await current.close()
+        do {
+            let fresh = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            link.withLock { $0 = Link(connection: fresh) }
+            return fresh
+        } catch {
+            let reason = Self.storeError(error, location: location, doing: "could not connect").message
+            link.withLock { l in
+                l.failures += 1
+                l.nextAttempt = ContinuousClock.now + min(Self.maxBackoff, Self.firstBackoff * (1 << min(l.failures - 1, 16)))
+                l.lastFailure = reason
+            }
+            throw StoreError(path: location, message: "the connection to the database was lost and it cannot be reached (\(reason)); try again", isUnavailable: true)
+        }
     }
 
     /// Connects to the database and checks (or, with `create`, creates or upgrades) its schema.
@@ -48,31 +111,38 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
                 throw StoreError(path: where_, message: "could not set up TLS (\(error)); check the system's certificates or use sslmode=disable")
             }
         }
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: tls)
+        // A server that does not answer is found unavailable within seconds, not ten.
+        configuration.options.connectTimeout = .seconds(3)
         // No log output: a connection's messages are not the CLI's, and none may carry a password.
         let logger = Logger(label: "fetchcast.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let connection: PostgresConnection
         do {
             connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
-            throw Self.storeError(error, location: where_, doing: "could not connect")
+            // The server is away, or refuses this login now: a service asks again later.
+            var failure = Self.storeError(error, location: where_, doing: "could not connect")
+            failure.isUnavailable = true
+            throw failure
         }
         let log: PostgresEventLog
         do {
             let citus = try await connection.query("SELECT count(*) FROM pg_catalog.pg_extension WHERE extname = 'citus'", logger: logger)
                 .collect().first?.decode(Int64.self) ?? 0
-            log = PostgresEventLog(location: where_, connection: connection, logger: logger, citus: citus > 0)
+            log = PostgresEventLog(location: where_, connection: connection, configuration: configuration, logger: logger, citus: citus > 0)
         } catch {
             try? await connection.close()
-            throw Self.storeError(error, location: where_, doing: "could not read the database's extensions")
+            var failure = Self.storeError(error, location: where_, doing: "could not read the database's extensions")
+            failure.isUnavailable = Self.isConnectionLoss(error)
+            throw failure
         }
         do {
             try await log.openSchema(create: create, upgrade: upgrade)
         } catch {
             await log.close()
-            throw error
+            throw log.mapped(error)
         }
         return log
     }
@@ -214,7 +284,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     }
 
     public func fileCount() async throws -> Int64 {
-        do { return try await scalar("SELECT count(*) FROM files", on: connection) } catch { throw mapped(error) }
+        do { return try await scalar("SELECT count(*) FROM files", on: try await usableConnection()) } catch { throw mapped(error) }
     }
 
     // MARK: Helpers
@@ -222,7 +292,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     private func strings(_ query: PostgresQuery) async throws -> [String] {
         do {
             var out: [String] = []
-            for try await name in try await connection.query(query, logger: logger).decode(String.self) { out.append(name) }
+            for try await name in try await usableConnection().query(query, logger: logger).decode(String.self) { out.append(name) }
             return out
         } catch {
             throw mapped(error)
@@ -248,7 +318,9 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
 
     /// Runs `body` between `begin` and `COMMIT`, or `ROLLBACK` when it throws.
     private func inTransaction<T: Sendable>(begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection: PostgresConnection
         do {
+            connection = try await usableConnection()
             try await connection.query(begin, logger: logger)
         } catch {
             throw mapped(error)
@@ -263,10 +335,31 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         }
     }
 
-    /// A server or connection error as a `StoreError`; any other error as it was.
+    /// A server or connection error as a `StoreError` (``StoreError/isUnavailable`` when the
+    /// connection was lost: then the next use opens another); any other error as it was.
     func mapped(_ error: any Error) -> any Error {
-        guard error is PSQLError else { return error }
-        return Self.storeError(error, location: location, doing: "failed")
+        guard error is PSQLError || error is ChannelError else { return error }
+        var mapped = Self.storeError(error, location: location, doing: "failed")
+        if Self.isConnectionLoss(error) {
+            link.withLock { $0.lost = true }
+            mapped.isUnavailable = true
+            mapped.message = "the connection to the database was lost (\(mapped.message)); try again"
+        }
+        return mapped
+    }
+
+    /// Whether `error` says the connection is gone: closed by either side, failed, or ended by
+    /// the server (SQLSTATE class 08, connection exception; 57P01…57P03, a shutdown or restart).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if error is ChannelError { return true }
+        guard let e = error as? PSQLError else { return false }
+        switch e.code {
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+        case .server:
+            guard let state = e.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default: return false
+        }
     }
 
     /// A `StoreError` naming what the server said (its message and SQLSTATE) or why the

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Where a PostgreSQL event log is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]`
+/// Where a PostgreSQL event log is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…][&password=…]`
 /// (or `postgresql://`), with the password from the URL, else `PGPASSWORD`, else `~/.pgpass`.
 ///
 /// The password is kept apart from everything printed: ``description`` is the URL without it.
@@ -38,8 +38,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `text` names a PostgreSQL database rather than an SQLite file.
+    /// Anything starting `postgres:` or `postgresql:` is taken for one (and refused when it is
+    /// not a whole URL), so that a mistyped URL is never opened, nor named, as a file.
     public static func isURL(_ text: String) -> Bool {
-        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+        let lower = text.prefix(11).lowercased()
+        return lower.hasPrefix("postgres:") || lower.hasPrefix("postgresql:")
     }
 
     /// Parses a URL.
@@ -51,7 +54,15 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard let scheme = url.range(of: "://"), Self.isURL(url) else {
             throw StoreError(path: "--db", message: "not a postgres:// URL; write postgres://USER@HOST:PORT/DATABASE")
         }
-        var rest = Substring(url[scheme.upperBound...])
+        let body = url[scheme.upperBound...]
+        // The user information, when there is one: a password may hold unencoded '/', '?', '#'
+        // or '@', so it ends at the last '@' whose user has none of them and which a path follows.
+        var userInfo = Substring("")
+        var rest = body
+        if let at = Self.userInfoEnd(body) {
+            userInfo = body[..<at]
+            rest = body[body.index(after: at)...]
+        }
         var query = Substring("")
         if let q = rest.firstIndex(of: "?") {
             query = rest[rest.index(after: q)...]
@@ -60,14 +71,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         guard let slash = rest.firstIndex(of: "/") else {
             throw StoreError(path: Self.redacted(url), message: "the URL names no database; write postgres://USER@HOST:PORT/DATABASE")
         }
-        let authority = rest[..<slash]
+        let hostPort = rest[..<slash]
         let database = Self.percentDecoded(rest[rest.index(after: slash)...])
-        var userInfo = Substring("")
-        var hostPort = authority
-        if let at = authority.lastIndex(of: "@") {
-            userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-        }
         var user = userInfo
         var password: String?
         if let colon = userInfo.firstIndex(of: ":") {
@@ -91,6 +96,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         }
         self.database = database
         tls = .disable
+        // After a password parameter, no key or value is named: an unencoded '&' in the password
+        // would make the rest of it one.
+        var afterPassword = false
         for pair in query.split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1)
             let key = kv.first.map(String.init) ?? ""
@@ -102,14 +110,36 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 case "require": tls = .require
                 case "verify-full": tls = .verifyFull
                 default:
-                    throw StoreError(path: Self.redacted(url), message: "sslmode=\(value) is not supported; use disable, require or verify-full")
+                    let named = afterPassword ? "this sslmode" : "sslmode=\(value)"
+                    throw StoreError(path: Self.redacted(url), message: "\(named) is not supported; use disable, require or verify-full")
                 }
+            case "password":
+                // libpq's parameter; as visible in `ps` as a password in the user information.
+                password = value
+                afterPassword = true
             default:
-                throw StoreError(path: Self.redacted(url), message: "the URL parameter '\(key)' is not supported (only sslmode)")
+                let named = afterPassword ? "a URL parameter after password= is" : "the URL parameter '\(key)' is"
+                throw StoreError(
+                    path: Self.redacted(url),
+                    message: "\(named) not supported (only sslmode and password; write '&' in a password as %26)")
             }
         }
         self.password = password ?? environment["PGPASSWORD"]
             ?? Self.pgpassPassword(host: self.host, port: port, database: database, user: self.user, environment: environment)
+    }
+
+    /// Where the user information of a URL's `body` (what follows `://`) ends: the last '@'
+    /// whose user (before the first ':') has no '/', '?', '#' or '@' and which a '/' follows;
+    /// `nil` when there is none.
+    private static func userInfoEnd(_ body: Substring) -> Substring.Index? {
+        var end = body.endIndex
+        while let at = body[..<end].lastIndex(of: "@") {
+            let info = body[..<at]
+            let user = info[..<(info.firstIndex(of: ":") ?? info.endIndex)]
+            if !user.contains(where: { "/?#@".contains($0) }) && body[body.index(after: at)...].contains("/") { return at }
+            end = at
+        }
+        return nil
     }
 
     /// The process's environment.
@@ -124,14 +154,39 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         return out
     }
 
-    /// `url` with any password replaced by `***`, for messages about a URL that did not parse.
+    /// `url` with anything that may be a password replaced by `***`, for messages about a URL
+    /// that did not parse: from the first ':' after the scheme to the last '@' (the user
+    /// information's password, even with unencoded '/', '?', '#' or '@' in it), and everything
+    /// after a `password=` parameter. It hides more than the password rather than any of it.
     public static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
+        let start: String.Index
+        if let scheme = url.range(of: "://") {
+            start = scheme.upperBound
+        } else if let colon = url.firstIndex(of: ":") {
+            start = url.index(after: colon)
+        } else {
+            return url
+        }
+        var hidden: [Range<String.Index>] = []
+        if let at = url[start...].lastIndex(of: "@"), let colon = url[start..<at].firstIndex(of: ":") {
+            hidden.append(url.index(after: colon)..<at)
+        }
+        if let key = url[start...].range(of: "password=", options: .caseInsensitive) {
+            hidden.append(key.upperBound..<url.endIndex)
+        }
+        guard !hidden.isEmpty else { return url }
+        hidden.sort { $0.lowerBound < $1.lowerBound }
+        var out = ""
+        var at = url.startIndex
+        for range in hidden {
+            if range.lowerBound >= at {
+                out += url[at..<range.lowerBound] + "***"
+                at = range.upperBound
+            } else if range.upperBound > at {
+                at = range.upperBound  // overlaps the range before: hidden with it
+            }
+        }
+        return out + url[at...]
     }
 
     /// The password `~/.pgpass` (or `$PGPASSFILE`) gives for this connection: the first line

@@ -44,6 +44,12 @@ package final class PostgresModelStore: ModelStore {
     private var oneRead: (active: Bool, refused: Bool) = (false, false)
     /// Whether the transaction in progress is a read transaction (nothing in it can change).
     private var readOnly = false
+    /// Work that must stay on its session (the rest of a transaction, a session lock held):
+    /// while above 0, a lost connection is not replaced (``query(_:)``).
+    private var pinned = 0
+    /// The session's `statement_timeout` in milliseconds (0: none) as this store last set it,
+    /// and the connection it set it on (a new connection starts without one).
+    private var statementTimeout: (milliseconds: Int64, on: PostgresConnection?) = (0, nil)
 
     /// Devices' `device_id`s by `seq`, shared with the process's other connections to the database.
     let deviceIDs: DeviceIDsBySeq
@@ -95,9 +101,13 @@ package final class PostgresModelStore: ModelStore {
             defer { depth -= 1 }
             return try body()
         }
-        if lock { try run("SELECT pg_advisory_lock(\(PostgresSchema.modelLock))") }
+        // The first statement may open a connection in place of a lost one; the others stay on
+        // its session (the lock, the transaction).
+        try run(lock ? "SELECT pg_advisory_lock(\(PostgresSchema.modelLock))" : begin)
+        pinned += 1
+        defer { pinned -= 1 }
         defer { if lock { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") } }
-        try run(begin)
+        if lock { try run(begin) }
         depth = 1
         readOnly = !lock
         defer {
@@ -261,6 +271,8 @@ package final class PostgresModelStore: ModelStore {
             if shouldStop() { return nil }
             usleep(200_000)
         }
+        pinned += 1
+        defer { pinned -= 1 }
         defer { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.warmUpLock))") }
         return try body()
     }
@@ -422,13 +434,68 @@ package final class PostgresModelStore: ModelStore {
             oneRead.refused = true
             throw NeedsTransaction()
         }
-        // A query on a closed connection would never be answered.
-        guard !connection.isClosed else { throw StoreError(path: path, message: "the connection to the database was closed") }
+        let connection: PostgresConnection
+        if depth == 0 && pinned == 0 {
+            // A statement that starts afresh: on a new connection when the last one was lost,
+            // bounded by the work's deadline.
+            connection = try usableConnection()
+            try applyDeadline(on: connection)
+        } else {
+            connection = self.connection
+            // A query on a closed connection would never be answered.
+            guard !connection.isClosed else {
+                throw StoreError(path: path, message: "the connection to the database was lost; try again", isUnavailable: true)
+            }
+        }
         do {
             return try connection.query(q, logger: logger).wait()
         } catch {
-            throw log.mapped(error)
+            throw mappedError(error)
         }
+    }
+
+    /// ``PostgresEventLog/usableConnection()``, waited for only when the connection was lost.
+    private func usableConnection() throws -> PostgresConnection {
+        guard log.needsNewConnection else { return connection }
+        let log = self.log
+        return try Blocking.wait { try await log.usableConnection() }
+    }
+
+    /// Sets the session's `statement_timeout` to what is left of the current ``WorkDeadline``
+    /// (none without one), so that a statement the database holds up (a lock, a stuck server)
+    /// is cancelled by the server at the deadline. Sent only when the session's value is short
+    /// of what is left, or ends more than a tenth of the limit after it: most statements of a
+    /// request run on the value set by an earlier one.
+    /// - Throws: ``WorkStopped`` when the deadline has passed.
+    private func applyDeadline(on connection: PostgresConnection) throws {
+        let current = statementTimeout.on === connection ? statementTimeout.milliseconds : 0
+        let wanted: Int64
+        if let work = WorkDeadline.current {
+            try WorkDeadline.checkCurrent()
+            let left = work.remaining
+            wanted = max(1, Int64((Double(left.components.seconds) * 1000 + Double(left.components.attoseconds) / 1e15).rounded(.up)))
+            let limit = work.limit.components.seconds * 1000 + work.limit.components.attoseconds / 1_000_000_000_000_000
+            if current >= wanted && current - wanted <= max(50, limit / 10) { return }
+        } else {
+            wanted = 0
+            if current == 0 { return }
+        }
+        do {
+            _ = try connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger).wait()
+        } catch {
+            throw mappedError(error)
+        }
+        statementTimeout = (wanted, connection)
+    }
+
+    /// A statement's failure as this store reports it: a statement the server cancelled at the
+    /// work's deadline (SQLSTATE 57014, `statement_timeout`) as ``WorkStopped``; others as
+    /// ``PostgresEventLog/mapped(_:)`` does.
+    private func mappedError(_ error: any Error) -> any Error {
+        if let e = error as? PSQLError, e.serverInfo?[.sqlState] == "57014", let work = WorkDeadline.current {
+            return work.reason ?? WorkStopped.pastDeadline(work.limit)
+        }
+        return log.mapped(error)
     }
 }
 

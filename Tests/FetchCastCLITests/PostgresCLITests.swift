@@ -40,6 +40,27 @@ struct PostgresCLITests {
         #expect(!r.err.contains("secret"))
     }
 
+    /// `stats` on a URL with a password in it, in any shape (issue 40): the message names the
+    /// URL without any part of the password, and no SQLite file is made of a mistyped URL.
+    @Test(arguments: [
+        "postgres://u@127.0.0.1:1/db?password=S3cretPW",
+        "postgres://u:S3c?retPW@127.0.0.1:1/db",
+        "postgres://u:S3c/re@t#PW@127.0.0.1:1/db",
+        "postgres://u@127.0.0.1:1/db?password=S3c&retPW",
+        "postgresql:u:S3cretPW@127.0.0.1:1/db",
+    ])
+    func statsNeverPrintsAPassword(url: String) throws {
+        let workspace = try Workspace()
+        for arguments in [["stats", "--db", url], ["devices", "--db", url]] {
+            let r = try workspace.run(arguments)
+            #expect(r.status != 0)
+            for text in [r.out, r.err] { #expect(!text.contains("S3c") && !text.contains("PW"), "\(text)") }
+        }
+        let r = try workspace.run(["stats"], environment: ["FETCHCAST_DB": url])
+        #expect(!r.err.contains("S3c") && !r.err.contains("PW"), "\(r.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workspace.path(".")).filter { $0.contains("S3c") }.isEmpty)
+    }
+
     /// The bundled sample, ingested into SQLite and into PostgreSQL: the same `stats` (but for
     /// the `store` row) and the same `devices` in every format.
     @Test(.enabled(if: PostgresTestDatabase.adminURL != nil, Comment(rawValue: PostgresTestDatabase.skipReason)))

@@ -53,9 +53,52 @@ struct PostgresLocationTests {
         }
     }
 
+    /// A password in every place and shape a URL may carry one, with unencoded '?', '/', '@',
+    /// '#' or '&' in it: no part of it ("S3c…PW") is in the parsed location's description, in
+    /// the error of a URL that does not parse, nor in ``PostgresLocation/redacted(_:)``.
+    @Test(arguments: [
+        ("postgres://u@h:1/db?password=S3cretPW", "S3cretPW"),
+        ("postgres://u:S3cretPW@h:1/db", "S3cretPW"),
+        ("postgres://u:S3c?retPW@h:1/db", "S3c?retPW"),
+        ("postgres://u:S3c/retPW@h:1/db", "S3c/retPW"),
+        ("postgres://u:S3c@retPW@h:1/db", "S3c@retPW"),
+        ("postgres://u:S3c#retPW@h:1/db", "S3c#retPW"),
+        ("postgres://u:S3c?re/t@PW@h:1/db?sslmode=require", "S3c?re/t@PW"),
+        ("postgres://u@h/db?sslmode=require&password=S3c%26retPW", "S3c&retPW"),
+        ("postgres://u@h:1/db?password=S3c/re@tPW", "S3c/re@tPW"),
+        // Not parsed: a bad port, no database, a bad parameter before or after the password.
+        ("postgres://u:S3cretPW@h:99999/db", nil),
+        ("postgres://u:S3c/retPW@h", nil),
+        ("postgres://u:S3c?retPW@h", nil),
+        ("postgres://u:S3cretPW@h/db?application_name=x", nil),
+        ("postgres://u@h/db?password=S3c&retPW", nil),
+        ("postgres://u@h/db?password=S3c&sslmode=retPW", nil),
+        ("postgres://u@h/db?sslmode=bogus&password=S3cretPW", nil),
+        ("POSTGRES://u@h:1/db?PASSWORD=S3cretPW", nil),
+        ("postgresql:u:S3cretPW@h/db", nil),
+        ("postgres:/u:S3cretPW@h/db", nil),
+    ] as [(String, String?)])
+    func noPartOfAPasswordIsEverShown(url: String, password: String?) {
+        let hides = { (text: String) in !text.contains("S3c") && !text.contains("PW") }
+        #expect(PostgresLocation.isURL(url))
+        #expect(hides(PostgresLocation.redacted(url)), "\(PostgresLocation.redacted(url))")
+        do {
+            let location = try PostgresLocation(url: url, environment: [:])
+            #expect(password != nil, "\(url) parsed")
+            #expect(location.password == password)
+            #expect(location.host == "h" && location.user == "u" && location.database == "db")
+            #expect(hides(location.description), "\(location.description)")
+        } catch {
+            #expect(password == nil, "\(url): \(error)")
+            #expect(hides(error.description), "\(error.description)")
+        }
+    }
+
     @Test func redactedHidesThePassword() {
         #expect(PostgresLocation.redacted("postgres://ann:secret@host:1/db") == "postgres://ann:***@host:1/db")
         #expect(PostgresLocation.redacted("postgres://ann@host:1/db") == "postgres://ann@host:1/db")
+        #expect(PostgresLocation.redacted("postgres://ann@host:1/db?sslmode=require&password=x&a=b") == "postgres://ann@host:1/db?sslmode=require&password=***")
+        #expect(PostgresLocation.redacted("postgres://ann:p/w@host:1/db?password=x") == "postgres://ann:***@host:1/db?password=***")
     }
 }
 

@@ -40,6 +40,7 @@ package struct PostgresTestDatabase: Sendable {
     package func drop() async {
         guard let adminURL = Self.adminURL, let admin = try? PostgresLocation(url: adminURL) else { return }
         try? await Self.withAdmin(admin) { c, logger in
+            try await c.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"), logger: logger)
             try await c.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
         }
     }
@@ -48,6 +49,35 @@ package struct PostgresTestDatabase: Sendable {
     package func execute(_ sql: String) async throws {
         try await Self.withAdmin(location) { c, logger in
             try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    /// Takes the database away from its clients as a restart does, or brings it back: with
+    /// `false`, no new session is let in (`ALLOW_CONNECTIONS false`) and every session open on
+    /// it is ended (`pg_terminate_backend`); with `true`, sessions are let in again.
+    package func setReachable(_ reachable: Bool) async throws {
+        guard let adminURL = Self.adminURL else { throw CocoaError(.featureUnsupported) }
+        try await Self.withAdmin(try PostgresLocation(url: adminURL)) { c, logger in
+            // A name this code made: the one identifier written into SQL.
+            try await c.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS \(reachable)"), logger: logger)
+            if !reachable {
+                try await c.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid()",
+                    logger: logger)
+            }
+        }
+    }
+
+    /// Holds `LOCK TABLE tables IN ACCESS EXCLUSIVE MODE` for `seconds` in a transaction of a
+    /// session of its own (then rolled back); `locked` is called once the lock is held.
+    /// - Parameter tables: Fixed names of the test's (written into SQL).
+    package func holdingLock(on tables: [String], for seconds: Double, locked: @Sendable () -> Void) async throws {
+        try await Self.withAdmin(location) { c, logger in
+            try await c.query("BEGIN", logger: logger)
+            try await c.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+            locked()
+            try await c.query("SELECT pg_sleep(\(seconds))", logger: logger)
+            try await c.query("ROLLBACK", logger: logger)
         }
     }
 

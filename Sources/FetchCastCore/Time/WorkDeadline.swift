@@ -22,6 +22,9 @@ package final class WorkDeadline: Sendable {
         instant = start + limit
     }
 
+    /// How long until the deadline (negative once past it).
+    package var remaining: Duration { instant - ContinuousClock.now }
+
     /// Stops the work at its next check.
     package func stop() { stopped.store(true, ordering: .relaxed) }
 

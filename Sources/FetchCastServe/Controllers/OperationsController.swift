@@ -1,3 +1,4 @@
+import FetchCastStore
 import FetchCastPredict
 import Hummingbird
 import Prometheus
@@ -31,11 +32,14 @@ struct OperationsController {
         group.get("metrics", use: metrics)
     }
 
-    /// `200` when the store can be read, else `503`.
+    /// `200` when the store can be read now, else `503` (with `Retry-After` while its database
+    /// is away: ready again as soon as it is back).
     @Sendable func ready(request: Request, context: Context) async throws -> Response {
         let service = self.service
         do {
             try await pools.read { try service.checkReadable() }
+        } catch let error as StoreError where error.isUnavailable {
+            throw APIError(.serviceUnavailable, "the store cannot be read: \(error)", headers: [.retryAfter: "1"])
         } catch {
             throw APIError(.serviceUnavailable, "the store cannot be read: \(error)")
         }

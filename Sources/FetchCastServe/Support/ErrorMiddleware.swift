@@ -1,3 +1,4 @@
+import FetchCastStore
 import Hummingbird
 import NIOCore
 import NIOHTTP1
@@ -5,7 +6,8 @@ import NIOHTTP1
 /// Answers every error as an ``APIError``, so that every error answer has the same JSON shape:
 /// Hummingbird's own keep their status (an unknown route: 404; a route that exists with other
 /// methods: 405 with `Allow`), a body that breaks HTTP's framing (a malformed chunk) is a 400,
-/// a client that hung up is counted as 499 (nothing can be sent), anything else is a 500 whose
+/// a client that hung up is counted as 499 (nothing can be sent), a store whose database is away
+/// is a 503 with `Retry-After` (``StoreError/isUnavailable``), anything else is a 500 whose
 /// details go to the log, not to the client. It returns the error as a response rather than
 /// rethrowing, so that the metrics middleware around it times error answers too.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -33,6 +35,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error where Self.isHangUp(error) {
             // The client went away: no answer reaches it; counted apart from server failures.
             answer = APIError(.clientClosedRequest, "the client closed the connection")
+        } catch let error as StoreError where error.isUnavailable {
+            // The database is away (or dropped the connection under this request): nothing is
+            // wrong with the request, and nothing of it was stored; the same one may succeed soon.
+            context.logger.warning("the store's database is unavailable", metadata: ["error": "\(error)"])
+            answer = APIError(
+                .serviceUnavailable, "the store's database cannot be reached just now (nothing of this request was stored); try again",
+                headers: [.retryAfter: "1"])
         } catch let error as HTTPParserError {
             answer = APIError(.badRequest, "the request is not valid HTTP/1.1 (\(error)); check its framing (Content-Length or chunked encoding)",
                               headers: [.connection: "close"])

@@ -6,12 +6,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// SQLite's result code, when SQLite reported it.
     public var code: Int32?
+    /// Whether the store's server is away (it cannot be reached, or it dropped the connection):
+    /// nothing is wrong with the request, and the same one may succeed once it is back.
+    public var isUnavailable: Bool
 
     /// Creates an error.
-    public init(path: String, message: String, code: Int32? = nil) {
+    public init(path: String, message: String, code: Int32? = nil, isUnavailable: Bool = false) {
         self.path = path
         self.message = message
         self.code = code
+        self.isUnavailable = isUnavailable
     }
 
     public var description: String { "\(path): \(message)" }

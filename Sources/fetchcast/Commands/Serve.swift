@@ -93,7 +93,8 @@ extension FetchCast {
 
         func run() async throws {
             if !store.isPostgres { try store.refuseWhatCannotBeAStore() }
-            var configuration = ServeConfiguration(databasePath: store.path)
+            // A URL is named without its password (spools are named after the store).
+            var configuration = ServeConfiguration(databasePath: store.isPostgres ? store.displayName : store.path)
             var spool: PrivateSpoolDirectory?
             defer { spool?.remove() }
             if store.isPostgres {
