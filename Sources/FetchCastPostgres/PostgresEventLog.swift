@@ -59,33 +59,62 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         self.citus = citus
     }
 
-    /// Whether the connection was lost (``usableConnection()`` opens another).
-    var needsNewConnection: Bool { link.withLock { $0.lost || $0.connection.isClosed } }
-
     /// The connection, or a new one in place of a lost one: call it where a use may start on
     /// another session (outside a transaction and a session lock).
     /// - Throws: ``StoreError`` (``StoreError/isUnavailable``) while the server cannot be
     ///   reached: at once within the backoff after a failed attempt, else when the attempt fails.
     func usableConnection() async throws -> PostgresConnection {
+        if let kept = try keptConnection() { return kept }
+        let result: Result<PostgresConnection, any Error>
+        do { result = .success(try await replacement().get()) } catch { result = .failure(error) }
+        return try recorded(result)
+    }
+
+    /// ``usableConnection()`` from a thread that may block (the model layer's), waiting on
+    /// SwiftNIO's futures only: no thread of Swift's concurrency pool is needed meanwhile.
+    func usableConnectionBlocking() throws -> PostgresConnection {
+        if let kept = try keptConnection() { return kept }
+        return try recorded(Result { try replacement().wait() })
+    }
+
+    /// The connection while it is usable; `nil` when it was lost and an attempt to replace it
+    /// is due. - Throws: ``StoreError`` within the backoff after a failed attempt.
+    private func keptConnection() throws(StoreError) -> PostgresConnection? {
         let (current, lost, nextAttempt, lastFailure) = link.withLock { ($0.connection, $0.lost, $0.nextAttempt, $0.lastFailure) }
         guard lost || current.isClosed else { return current }
-        if let nextAttempt, ContinuousClock.now < nextAttempt {
-            throw StoreError(path: location, message: "the connection to the database was lost and it cannot be reached (\(lastFailure)); try again", isUnavailable: true)
+        if let nextAttempt, ContinuousClock.now < nextAttempt { throw unreachable(lastFailure) }
+        return nil
+    }
+
+    /// Closes the lost connection (a connection asserts it was closed when freed), then opens
+    /// another on its event loop.
+    private func replacement() -> EventLoopFuture<PostgresConnection> {
+        let lost = connection
+        let (configuration, logger) = (self.configuration, self.logger)
+        return lost.close().recover { _ in }.flatMap {
+            PostgresConnection.connect(on: lost.eventLoop, configuration: configuration, id: 1, logger: logger)
         }
-        try? await current.close()
-        do {
-            let fresh = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    }
+
+    /// Keeps a new connection, or records a failed attempt and when the next may be made.
+    private func recorded(_ attempt: Result<PostgresConnection, any Error>) throws(StoreError) -> PostgresConnection {
+        switch attempt {
+        case .success(let fresh):
             link.withLock { $0 = Link(connection: fresh) }
             return fresh
-        } catch {
+        case .failure(let error):
             let reason = Self.storeError(error, location: location, doing: "could not connect").message
             link.withLock { l in
                 l.failures += 1
                 l.nextAttempt = ContinuousClock.now + min(Self.maxBackoff, Self.firstBackoff * (1 << min(l.failures - 1, 16)))
                 l.lastFailure = reason
             }
-            throw StoreError(path: location, message: "the connection to the database was lost and it cannot be reached (\(reason)); try again", isUnavailable: true)
+            throw unreachable(reason)
         }
+    }
+
+    private func unreachable(_ reason: String) -> StoreError {
+        StoreError(path: location, message: "the connection to the database was lost and it cannot be reached (\(reason)); try again", isUnavailable: true)
     }
 
     /// Connects to the database and checks (or, with `create`, creates or upgrades) its schema.

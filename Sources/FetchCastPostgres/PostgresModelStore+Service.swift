@@ -6,10 +6,21 @@ extension PostgresModelStore: ServiceStore {
     /// ``PostgresEventLog/append(path:name:options:)``, waited for on this thread: one
     /// transaction, durable at commit (the server's `synchronous_commit`). As every append to
     /// this engine, rows whose events the database already holds are added again.
+    ///
+    /// A connection lost during the append's `COPY` can leave PostgresNIO's write waiting for
+    /// ever: once the connection has been closed for 2 s, the wait is given up and the ingest
+    /// fails as ``StoreError/isUnavailable`` (nothing was committed: the session is gone); the
+    /// abandoned task ends with the process.
     package func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult {
         let log = self.log
         let options = UncheckedOptions(value: options)
-        return try Blocking.wait { try await log.append(path: path, name: name, options: options.value) }
+        return try Blocking.wait(
+            { try await log.append(path: path, name: name, options: options.value) }, givingUpAfter: 2,
+            of: { log.connection.isClosed },
+            throwing: {
+                StoreError(path: log.location, message: "the connection to the database was lost during the ingest (nothing was stored); try again",
+                           isUnavailable: true)
+            })
     }
 
     package func deviceSummaries(after: String?, limit: Int) throws -> [DeviceListing] {

@@ -454,11 +454,9 @@ package final class PostgresModelStore: ModelStore {
         }
     }
 
-    /// ``PostgresEventLog/usableConnection()``, waited for only when the connection was lost.
+    /// ``PostgresEventLog/usableConnectionBlocking()``.
     private func usableConnection() throws -> PostgresConnection {
-        guard log.needsNewConnection else { return connection }
-        let log = self.log
-        return try Blocking.wait { try await log.usableConnection() }
+        try log.usableConnectionBlocking()
     }
 
     /// Sets the session's `statement_timeout` to what is left of the current ``WorkDeadline``
@@ -512,8 +510,50 @@ enum Blocking {
         return try box.result!.get()
     }
 
-    /// The result, written by the task before it signals and read after the wait.
+    /// ``wait(_:)``, given up (its task left to end on its own) once `isLost` has answered
+    /// `true` for `grace` on end: then `lost` is thrown.
+    static func wait<T: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> T, givingUpAfter grace: Double, of isLost: () -> Bool, throwing lost: () -> any Error
+    ) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = Box<T>()
+        Task.detached {
+            let result: Result<T, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            box.set(result)
+            done.signal()
+        }
+        var lostSince: DispatchTime?
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            guard isLost() else {
+                lostSince = nil
+                continue
+            }
+            let since = lostSince ?? .now()
+            lostSince = since
+            if DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > UInt64(grace * 1e9) { throw lost() }
+        }
+        return try box.get()!.get()
+    }
+
+    /// The result, written by the task before it signals and read after the wait (under a
+    /// lock: a wait given up may end while the task still runs).
     private final class Box<T>: @unchecked Sendable {
+        private let lock = NSLockLike()
         var result: Result<T, any Error>?
+        func set(_ r: Result<T, any Error>) { lock.locked { result = r } }
+        func get() -> Result<T, any Error>? { lock.locked { result } }
+    }
+
+    /// A pthread mutex.
+    private final class NSLockLike: @unchecked Sendable {
+        private var mutex = pthread_mutex_t()
+        init() { pthread_mutex_init(&mutex, nil) }
+        deinit { pthread_mutex_destroy(&mutex) }
+        func locked<R>(_ body: () -> R) -> R {
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            return body()
+        }
     }
 }

@@ -143,6 +143,49 @@ struct PostgresServeTests {
         #expect(password.count < 8 || !server.stderr.contains(password))
     }
 
+    /// The database's sessions end while a large POST streams its `COPY` (issue 40): the POST
+    /// answers 503 within seconds (PostgresNIO's `COPY` write can wait for ever on a closed
+    /// connection: the ingest gives it up 2 s after the loss), nothing of it is stored, and the
+    /// same body posted again is stored whole.
+    @Test func aPostWhoseConnectionIsLostDuringItsCopyAnswers503() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let fixture = try ServeFixture()
+        let server = try Server(["--db", database.url, "--tokens", try fixture.writeTokens()], in: fixture)
+        let port = server.port
+        let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
+        let rows = trace.split(separator: "\n").count - 1
+        let posted = Task { await Self.ask(port, .post, "/v1/events", token: ServeFixture.ingestToken, body: trace) }
+        let watching = ContinuousClock.now
+        var copying = false
+        while !copying, ContinuousClock.now - watching < .seconds(60) {
+            copying = try await database.strings(
+                "SELECT count(*)::text FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY%'")
+                != ["0"]
+            if !copying { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(copying, "no COPY seen")
+        try await database.setReachable(false)
+        let lost = ContinuousClock.now
+        try await database.setReachable(true)
+        // The answer, or none within 20 s (the client would wait 300 s): then the server is
+        // killed, which ends the request.
+        let answered = Flag()
+        let watcher = Task { _ = await posted.value; answered.set() }
+        while !answered.isSet, ContinuousClock.now - lost < .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
+        if !answered.isSet { server.kill9() }
+        await watcher.value
+        let answer = answered.isSet ? await posted.value.map { ($0.status, $0.retryAfter) } : nil
+        let took = ContinuousClock.now - lost
+        #expect(answer?.0 == .serviceUnavailable && answer?.1 == "1", "\(String(describing: answer)) after \(took)")
+        print("POST lost during its COPY: \(String(describing: answer?.0.code)) after \(took)")
+        guard answer != nil, server.process.isRunning else { return }
+        #expect(try await database.strings("SELECT count(*)::text FROM event_log") == ["0"], "nothing of the lost POST stored")
+        let again = try await post(server, trace)
+        #expect(!again.duplicate && again.events == Int64(rows))
+        #expect(server.terminate() == 0, "\(server.stderr.suffix(2000))")
+    }
+
     /// A plan whose statement waits on a lock another session holds answers 503 at the
     /// request's deadline (`statement_timeout`), not when the lock is released (issue 40).
     @Test func aPlanHeldUpByALockAnswers503AtItsDeadline() async throws {
