@@ -74,6 +74,8 @@ struct PolicyReplay {
     private(set) var conditions = DeviceConditions.unknown
     private var fetchID = 0
     private var floor = -Double.infinity
+    /// The device's last launch of any app so far (its silence before a launch: `slices.csv`).
+    private var lastDeviceLaunch = -Double.infinity
     private var planned: [PlannedFetch] = []
     private var considered: [ConsideredFetch] = []
     private var pending: FetchRecord?
@@ -264,6 +266,7 @@ struct PolicyReplay {
         if e.kind == .launch && slot >= 0 {
             score(e, slot: slot, olderPublish: olderPublish)
         }
+        if e.kind == .launch { lastDeviceLaunch = e.time }
         if e.time > floor { floor = e.time }
         policy.observe(e.deviceEvent)
     }
@@ -278,7 +281,10 @@ struct PolicyReplay {
             let fresh = staleness <= tau
             let contentFresh = olderPublish <= p.lastRefresh
             metrics.scoredLaunches += 1
-            if needy { metrics.needyLaunches += 1 }
+            if needy {
+                metrics.needyLaunches += 1
+                metrics.slices.count(SilenceSlices.Slice(silence: t - lastDeviceLaunch), fresh: fresh)
+            }
             if fresh { metrics.freshLaunches += 1 }
             if fresh && needy { metrics.freshNeedyLaunches += 1 }
             if contentFresh { metrics.contentFreshLaunches += 1 }

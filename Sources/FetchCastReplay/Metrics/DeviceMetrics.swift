@@ -46,6 +46,9 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
     /// Blocked fetches made later, at the first `state` row after which the constraints allowed
     /// them (counted in ``fetches`` too).
     public var deferredFetches = 0
+    /// Needy launches and fresh ones, by how long the whole device had been silent before them
+    /// (`slices.csv`).
+    public var slices = SilenceSlices()
 
     /// Creates zeroed counters.
     public init() {}
@@ -73,6 +76,7 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
         offlineFetches += o.offlineFetches
         blockedFetches += o.blockedFetches
         deferredFetches += o.deferredFetches
+        slices.add(o.slices)
     }
 
     /// fresh_launches / scored_launches (NaN when nothing was scored).
@@ -85,4 +89,68 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
     public var contentFreshRatio: Double { Double(contentFreshLaunches) / Double(scoredLaunches) }
     /// A total per device-day.
     public func perDeviceDay(_ total: Double) -> Double { total / deviceDays }
+}
+
+/// Needy launches, and the fresh ones among them, split by how long the whole device had been
+/// silent — no launch of any app, fetch-enabled or not — before each: `slices.csv`
+/// (docs/evaluation.md).
+public struct SilenceSlices: Sendable, Hashable, Codable {
+    /// The slices, in `slices.csv` order.
+    public enum Slice: Int, CaseIterable, Sendable {
+        /// Another launch of the device within the 30 minutes before.
+        case warm
+        /// The device silent for 30 minutes to 2 hours.
+        case silent30mTo2h
+        /// The device silent for 2 hours or more: the first pickup after a silence.
+        case firstPickup
+
+        /// The name written in `slices.csv`.
+        public var name: String {
+            switch self {
+            case .warm: "warm"
+            case .silent30mTo2h: "30min-2h"
+            case .firstPickup: "first_pickup"
+            }
+        }
+
+        /// The silence before the launch that the slice starts at (inclusive), seconds, and
+        /// where it ends (exclusive; `nil`: no end).
+        public var silence: (from: Double, to: Double?) {
+            switch self {
+            case .warm: (0, 1800)
+            case .silent30mTo2h: (1800, 7200)
+            case .firstPickup: (7200, nil)
+            }
+        }
+
+        /// The slice of a launch after `silence` seconds without any launch of the device.
+        public init(silence: Double) {
+            self = silence < 1800 ? .warm : silence < 7200 ? .silent30mTo2h : .firstPickup
+        }
+    }
+
+    /// Needy launches per slice.
+    public var needy = [0, 0, 0]
+    /// Fresh needy launches per slice.
+    public var freshNeedy = [0, 0, 0]
+
+    /// Creates zeroed counters.
+    public init() {}
+
+    /// Counts a needy launch.
+    mutating func count(_ slice: Slice, fresh: Bool) {
+        needy[slice.rawValue] += 1
+        if fresh { freshNeedy[slice.rawValue] += 1 }
+    }
+
+    /// Adds another device's counts.
+    public mutating func add(_ o: SilenceSlices) {
+        for i in needy.indices {
+            needy[i] += o.needy[i]
+            freshNeedy[i] += o.freshNeedy[i]
+        }
+    }
+
+    /// Fresh needy launches / needy launches in `slice` (NaN when it has none).
+    public func hitRate(_ slice: Slice) -> Double { Double(freshNeedy[slice.rawValue]) / Double(needy[slice.rawValue]) }
 }

@@ -50,4 +50,20 @@ enum MetricsTable {
             String(m.freshNeedyLaunches), String(m.wakeups), real(m.joules), String(m.refusedFetches),
         ]
     }
+
+    /// The columns of `slices.csv` after `policy,budget`.
+    static let sliceColumns = ["slice", "silence_from_s", "silence_to_s", "needy_launches", "fresh_needy_launches", "hit_rate"]
+
+    /// The rows of `slices.csv` for one (policy, budget), in slice order: the silence bounds in
+    /// whole seconds (`silence_to_s` empty for the open last slice), the counts, and the hit
+    /// rate with 6 decimals (empty without needy launches).
+    static func sliceValues(_ s: SilenceSlices) -> [[String]] {
+        SilenceSlices.Slice.allCases.map { slice in
+            let (from, to) = slice.silence
+            return [
+                slice.name, String(Int(from)), to.map { String(Int($0)) } ?? "", String(s.needy[slice.rawValue]),
+                String(s.freshNeedy[slice.rawValue]), CSVField.fixed(s.hitRate(slice), decimals: 6),
+            ]
+        }
+    }
 }

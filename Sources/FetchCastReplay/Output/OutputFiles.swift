@@ -6,10 +6,10 @@ import Darwin
 import FetchCastTrace
 import Foundation
 
-/// Writes `summary.csv`, `devices.csv` and `run.json` into the output directory.
+/// Writes `summary.csv`, `devices.csv`, `slices.csv` and `run.json` into the output directory.
 enum OutputFiles {
     /// The files a run writes in its directory.
-    static let names = ["summary.csv", "devices.csv", "run.json"] + DetailFiles.outputs.map(\.1)
+    static let names = ["summary.csv", "devices.csv", "slices.csv", "run.json"] + DetailFiles.outputs.map(\.1)
 
     /// Refuses an output directory that is a file, or whose outputs would replace one of
     /// `protected` (the store, an input). Called before the replay, so that a refused output
@@ -56,6 +56,14 @@ enum OutputFiles {
             out.write(CSVField.line(["policy", "budget", "device"] + MetricsTable.columns + extra))
             for r in e.devices {
                 out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget), r.device ?? ""] + values(r.metrics)))
+            }
+        }
+        try writeFile("\(directory)/slices.csv", protected) { out in
+            out.write(CSVField.line(["policy", "budget"] + MetricsTable.sliceColumns))
+            for r in e.summary {
+                for values in MetricsTable.sliceValues(r.metrics.slices) {
+                    out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget)] + values))
+                }
             }
         }
         let encoder = JSONEncoder()

@@ -16,7 +16,7 @@ extension FetchCast {
             discussion: """
                 Exact semantics (v1; v2 with `state` rows) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
                 (or, with no TRACE, every event of the store, an SQLite file or a PostgreSQL database), replays every device on every core, \
-                and writes DIR/summary.csv, DIR/devices.csv and DIR/run.json (with --detail also \
+                and writes DIR/summary.csv, DIR/devices.csv, DIR/slices.csv and DIR/run.json (with --detail also \
                 DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz). A summary table goes \
                 to stderr. Two \
                 passes over the input; memory grows with devices × apps, not with trace length.
@@ -229,7 +229,7 @@ extension FetchCast {
                     + conditionValues
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
-            print("wrote \(out)/summary.csv, devices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
+            print("wrote \(out)/summary.csv, devices.csv, slices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
         }
 
         static func budget(_ b: Double) -> String {
