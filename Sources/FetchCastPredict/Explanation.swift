@@ -84,7 +84,10 @@ enum Explanation {
         case .habit:
             // The days as a person counts them on their own calendar (the chance weighs recent
             // days more, and 4 pseudo-days at the gaps' and hours' chance placed in the hour).
-            if let h = model.habitDays(app: fetch.app, at: fetch.time) {
+            // The days are cited only when some of them hold a session in the window: a count of
+            // 0 cannot be why a fetch is made (its chance then came from the gaps and hours
+            // placed in the window, which the words below state).
+            if let h = model.habitDays(app: fetch.app, at: fetch.time), h.days > 0 {
                 let kind = h.weekend ? (h.of == 1 ? "weekend day" : "weekend days") : (h.of == 1 ? "weekday" : "weekdays")
                 text = "\(device) opened \(app) between \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")) "
                     + "on \(h.days) of the last \(h.of) \(kind) it was used (p=\(fixed(fetch.launchProbability)))"

@@ -103,6 +103,40 @@ struct PredictCLITests {
         #expect(r.err.contains("no device 'tablet'"))
     }
 
+    /// No reason of a planned fetch cites a count of 0 days as its evidence ("opened weather
+    /// between 07:00 and 07:30 on 0 of the last 39 weekdays it was used (p=0.16)"): every fetch of
+    /// every device of the bundled sample and of generated habits, planned a week ahead from
+    /// several instants.
+    @Test func noReasonCitesZeroDaysForAFetch() throws {
+        let w = try Workspace()
+        #expect(try w.run(["habits", "generate", "--seed", "3", "--devices-per-archetype", "2", "-o", "habits.csv"]).status == 0)
+        #expect(try w.run(["ingest", PostgresCLITests.sample, "habits.csv"]).status == 0)
+        var reasons = 0
+        for at in ["2013-11-20T03:00:00Z", "2013-12-18T07:00:00Z", "2014-01-15T03:00:00Z", "2024-03-20T02:00:00+01:00", "2024-04-01T12:00:00+01:00"] {
+            let r = try w.run(["predict", "--at", at, "--horizon", "168", "--count", "1000", "--format", "json"])
+            #expect(r.status == 0, "\(r.err)")
+            for line in r.out.split(separator: "\n") {
+                let record = try JSONDecoder().decode(PredictionRecord.self, from: Data(line.utf8))
+                reasons += 1
+                #expect(record.reason.range(of: #" on 0 of the last "#) == nil, "\(at): \(record.device) \(record.app): \(record.reason)")
+            }
+        }
+        #expect(reasons > 100, "the walk saw few fetches")
+    }
+
+    /// An empty plan says its true cause: eight days after the device's last event the rule
+    /// that stops plans after a week of silence, not "no habit falls in that time" (the daily
+    /// habits do).
+    @Test func anEmptyPlanAfterASilenceNamesTheRuleThatStopsIt() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits())
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let r = try w.run(["predict", "--device", "phone", "--at", "2023-11-23T06:00:00+01:00"])
+        #expect(r.status == 0)
+        #expect(r.err.contains("nothing planned for phone in the next 24 hours: the device has been silent for 8 days (no event since 2023-11-14T11:40:00Z), and plans stop 7 days after a device's last event"), "\(r.err)")
+        #expect(!r.err.contains("no habit of its apps falls"))
+    }
+
     /// A plan longer than --count says how many fetches it left out, and shows the plan's first
     /// ones (it once cut a long horizon's plan silently).
     @Test func aPlanCutByCountSaysHowManyWereLeftOut() throws {

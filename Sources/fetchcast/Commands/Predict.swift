@@ -1,6 +1,7 @@
 import FetchCastCore
 import Foundation
 import ArgumentParser
+import FetchCastModel
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
@@ -70,8 +71,10 @@ extension FetchCast {
         private func run(on s: any ModelStore) throws {
             let constraints = try conditions.load()
             var predictions: [Prediction] = []
+            // The named device's last event and τ, for the note of an empty plan.
+            var lastEvent: (time: Double, tau: Double)?
+            let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
             do {
-                let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
                 // Planned up to the most --count takes, then cut to --count per device below, so
                 // that the note can say how many were left out.
                 var request = PredictionRequest(
@@ -93,6 +96,9 @@ extension FetchCast {
                         noted = true
                     }
                     predictions += try Predictor.predict(request, snapshot: snapshot)
+                    if let device, let id = snapshot.device(named: device), let model = snapshot.models[id], let last = model.lastEventTime {
+                        lastEvent = (last, model.configuration.tau)
+                    }
                 }
             } catch {
                 throw FetchCast.fail("\(error)")
@@ -107,7 +113,8 @@ extension FetchCast {
             }
             if let device, predictions.isEmpty {
                 var err = FileSink.standardError()
-                print("note: nothing planned for \(device) in the next \(Plural.count(Int(horizon.rounded(.up)), "hour")): no fetch is worth a radio wakeup before its next event, and no habit of its apps falls in that time (ask again after its next event)", to: &err)
+                print("note: nothing planned for \(device) in the next \(Plural.count(Int(horizon.rounded(.up)), "hour")): "
+                      + Self.emptyPlanCause(lastEvent: lastEvent, from: start, budget: budget), to: &err)
             }
             var out = FileSink.standardOutput()
             switch format {
@@ -132,6 +139,23 @@ extension FetchCast {
 }
 
 extension FetchCast.Predict {
+    /// Why a device's plan is empty: the rule that stops plans after a device's silence when it
+    /// applies (a daily habit eight days after the trace's end got "no habit … falls in that
+    /// time"), else that nothing is pending and no habit falls in the horizon.
+    static func emptyPlanCause(lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double) -> String {
+        if let lastEvent, let start,
+           let quiet = LearnedPolicy.pendingLooksEnd(configuration: SchedulerConfiguration(budget: budget), tau: lastEvent.tau),
+           start > lastEvent.time + quiet
+        {
+            let days = (start - lastEvent.time) / 86_400
+            let silent = days >= 2 ? Plural.count(Int(days), "day") : Plural.count(Int((start - lastEvent.time) / 3600), "hour")
+            let limit = quiet >= 2 * 86_400 ? Plural.count(Int((quiet / 86_400).rounded()), "day") : Plural.count(Int((quiet / 3600).rounded()), "hour")
+            return "the device has been silent for \(silent) (no event since \(Timestamp.format(micros: Int64(lastEvent.time * 1_000_000), utcOffsetSeconds: 0))), "
+                + "and plans stop \(limit) after a device's last event: its habits are not planned for a device silent that long (ask again after its next event)"
+        }
+        return "no fetch is worth a radio wakeup before its next event, and no habit of its apps falls in that time (ask again after its next event)"
+    }
+
     /// The first `count` predictions of each device (they come grouped by device, in plan
     /// order), and how many each device had beyond them.
     static func cut(_ predictions: [Prediction], to count: Int) -> (shown: [Prediction], leftOut: [(device: String, fetches: Int)]) {
