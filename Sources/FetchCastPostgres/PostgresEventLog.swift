@@ -129,20 +129,27 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     ///   newer schema, or holds tables that are not FetchCast's.
     public static func open(_ location: PostgresLocation, create: Bool, upgrade: Bool = false) async throws -> PostgresEventLog {
         let where_ = location.description
-        let tls: PostgresConnection.Configuration.TLS
-        switch location.tls {
-        case .disable:
-            tls = .disable
-        case .require, .verifyFull:
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            if location.tls == .require { configuration.certificateVerification = .none }
-            do { tls = .require(try NIOSSLContext(configuration: configuration)) } catch {
-                throw StoreError(path: where_, message: "could not set up TLS (\(error)); check the system's certificates or use sslmode=disable")
+        var configuration: PostgresConnection.Configuration
+        if let directory = location.socketDirectory {
+            // libpq's convention: the socket `.s.PGSQL.PORT` in that directory; no TLS on it.
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: directory + "/.s.PGSQL.\(location.port)", username: location.user,
+                password: location.password, database: location.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            if let tlsConfiguration = location.tlsConfiguration {
+                do { tls = .require(try NIOSSLContext(configuration: tlsConfiguration)) } catch {
+                    let roots = location.sslRootCert.map { "sslrootcert \($0)" } ?? "the system's certificates"
+                    throw StoreError(path: where_, message: "could not set up TLS (\(error)); check \(roots) or use sslmode=disable")
+                }
+            } else {
+                tls = .disable
             }
+            configuration = PostgresConnection.Configuration(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: tls)
         }
-        var configuration = PostgresConnection.Configuration(
-            host: location.host, port: location.port, username: location.user, password: location.password,
-            database: location.database, tls: tls)
+        configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         // A server that does not answer is found unavailable within seconds, not ten.
         configuration.options.connectTimeout = .seconds(3)
         // No log output: a connection's messages are not the CLI's, and none may carry a password.
@@ -401,6 +408,11 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         }
         if let underlying = e.underlying {
             return StoreError(path: location, message: "\(doing): \(underlying); is the server running, and does the URL name its host and port?")
+        }
+        if e.code == .authMechanismRequiresPassword {
+            return StoreError(
+                path: location,
+                message: "\(doing): the server asks for a password and none was given; set PGPASSWORD, add the password to ~/.pgpass, or put it in the URL in FETCHCAST_DB")
         }
         return StoreError(path: location, message: "\(doing): \(e.code)")
     }

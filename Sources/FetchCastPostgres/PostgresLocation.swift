@@ -1,4 +1,5 @@
 import FetchCastStore
+import PostgresNIO
 
 #if canImport(Glibc)
 import Glibc
@@ -17,8 +18,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         case disable
         /// TLS, the server's certificate not checked (`sslmode=require`, as libpq does).
         case require
-        /// TLS, the certificate checked against the system's roots and the host name
-        /// (`sslmode=verify-full`).
+        /// TLS, the certificate checked against the system's roots (or `sslrootcert`), not
+        /// the host name (`sslmode=verify-ca`).
+        case verifyCA = "verify-ca"
+        /// TLS, the certificate checked against the system's roots (or `sslrootcert`) and the
+        /// host name (`sslmode=verify-full`).
         case verifyFull = "verify-full"
     }
 
@@ -29,12 +33,45 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public var tls: TLSMode
     /// The password, when one was found; never part of ``description``.
     public var password: String?
+    /// The CA certificates (PEM file) that `verify-ca` and `verify-full` trust instead of the
+    /// system's (`sslrootcert`, else `PGSSLROOTCERT`).
+    public var sslRootCert: String?
+    /// What the server shows in `pg_stat_activity` (`application_name`, `fetchcast` by default).
+    public var applicationName: String = "fetchcast"
+
+    /// The directory of the server's Unix-domain socket, when ``host`` is one (it starts with `/`).
+    public var socketDirectory: String? { host.hasPrefix("/") ? host : nil }
 
     /// The URL without the password.
     public var description: String {
-        var s = "postgres://\(user)@\(host):\(port)/\(database)"
-        if tls != .disable { s += "?sslmode=\(tls.rawValue)" }
+        var parameters: [String] = []
+        var s: String
+        if socketDirectory != nil {
+            s = "postgres://\(user)@:\(port)/\(database)"
+            parameters.append("host=\(host)")
+        } else {
+            s = "postgres://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
+        }
+        if tls != .disable { parameters.append("sslmode=\(tls.rawValue)") }
+        if let sslRootCert { parameters.append("sslrootcert=\(sslRootCert)") }
+        if applicationName != "fetchcast" { parameters.append("application_name=\(applicationName)") }
+        if !parameters.isEmpty { s += "?" + parameters.joined(separator: "&") }
         return s
+    }
+
+    /// The TLS settings ``tls`` asks for; `nil` for none (`disable`, or a Unix-domain socket).
+    /// `verify-ca` and `verify-full` trust ``sslRootCert`` when it is set, else the system's roots.
+    public var tlsConfiguration: TLSConfiguration? {
+        guard tls != .disable, socketDirectory == nil else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch tls {
+        case .disable: return nil
+        case .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if tls != .require, let sslRootCert { configuration.trustRoots = .file(sslRootCert) }
+        return configuration
     }
 
     /// Whether `text` names a PostgreSQL database rather than an SQLite file.
@@ -47,8 +84,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a URL.
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|require|verify-full]`.
-    ///   - environment: Where `PGPASSWORD` and `HOME` are read (the process's by default).
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…&sslrootcert=…&host=…&application_name=…]`.
+    ///   - environment: Where libpq's variables (`PGHOST`, `PGPORT`, `PGUSER`, `PGDATABASE`,
+    ///     `PGPASSWORD`, `PGSSLMODE`, `PGSSLROOTCERT`, `PGPASSFILE`) and `HOME` are read (the
+    ///     process's by default); they fill what the URL leaves out.
     /// - Throws: `StoreError` naming what is wrong with the URL (never its password).
     public init(url: String, environment: [String: String] = PostgresLocation.processEnvironment()) throws(StoreError) {
         guard let scheme = url.range(of: "://"), Self.isURL(url) else {
@@ -72,30 +111,53 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             throw StoreError(path: Self.redacted(url), message: "the URL names no database; write postgres://USER@HOST:PORT/DATABASE")
         }
         let hostPort = rest[..<slash]
-        let database = Self.percentDecoded(rest[rest.index(after: slash)...])
+        var database = Self.percentDecoded(rest[rest.index(after: slash)...])
+        if database.isEmpty { database = environment["PGDATABASE"] ?? "" }
         var user = userInfo
         var password: String?
         if let colon = userInfo.firstIndex(of: ":") {
             user = userInfo[..<colon]
-            password = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+            let given = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+            // An empty password is none, as libpq has it: PGPASSWORD or ~/.pgpass give it.
+            if !given.isEmpty { password = given }
         }
         var host = hostPort
-        var port = 5432
-        if let colon = hostPort.lastIndex(of: ":") {
-            guard let p = Int(hostPort[hostPort.index(after: colon)...]), (1...65535).contains(p) else {
-                throw StoreError(path: Self.redacted(url), message: "the port is not a number from 1 to 65535")
+        var portText: Substring?
+        if hostPort.hasPrefix("[") {
+            // An IPv6 address: `[::1]` or `[::1]:5432`.
+            let close = hostPort.firstIndex(of: "]")
+            host = hostPort[hostPort.index(after: hostPort.startIndex)..<(close ?? hostPort.endIndex)]
+            let after = close.map { hostPort[hostPort.index(after: $0)...] } ?? ""
+            if close == nil || !after.isEmpty {
+                guard close != nil, after.hasPrefix(":") else {
+                    throw StoreError(path: Self.redacted(url), message: "the host is not HOST, HOST:PORT, [IPV6] or [IPV6]:PORT")
+                }
+                portText = after.dropFirst()
             }
-            port = p
+        } else if let colon = hostPort.lastIndex(of: ":") {
+            portText = hostPort[hostPort.index(after: colon)...]
             host = hostPort[..<colon]
         }
+        let port: Int
+        if let text = portText ?? environment["PGPORT"].map({ Substring($0) }) {
+            guard let p = Int(text), (1...65535).contains(p) else {
+                let origin = portText == nil ? "PGPORT" : "the port"
+                throw StoreError(path: Self.redacted(url), message: "\(origin) is not a number from 1 to 65535")
+            }
+            port = p
+        } else {
+            port = 5432
+        }
         self.user = user.isEmpty ? (environment["PGUSER"] ?? environment["USER"] ?? "postgres") : Self.percentDecoded(user)
-        self.host = host.isEmpty ? "127.0.0.1" : String(host)
+        var hostName = host.isEmpty ? (environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1") : Self.percentDecoded(host)
         self.port = port
         guard !database.isEmpty else {
-            throw StoreError(path: Self.redacted(url), message: "the URL names no database; write postgres://USER@HOST:PORT/DATABASE")
+            throw StoreError(path: Self.redacted(url), message: "the URL names no database; write postgres://USER@HOST:PORT/DATABASE (or set PGDATABASE)")
         }
         self.database = database
-        tls = .disable
+        var tls: TLSMode?
+        var sslRootCert: String?
+        var applicationName: String?
         // After a password parameter, no key or value is named: an unencoded '&' in the password
         // would make the rest of it one.
         var afterPassword = false
@@ -103,16 +165,21 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             let kv = pair.split(separator: "=", maxSplits: 1)
             let key = kv.first.map(String.init) ?? ""
             let value = kv.count > 1 ? Self.percentDecoded(kv[1]) : ""
-            switch key {
+            // Only sslmode (checked against its few names) may follow a password: any other value
+            // there may be the rest of a password with an unencoded '&', and would be shown.
+            switch afterPassword && key != "sslmode" && key != "password" ? "" : key {
             case "sslmode":
-                switch value {
-                case "disable", "allow", "prefer": tls = .disable
-                case "require": tls = .require
-                case "verify-full": tls = .verifyFull
-                default:
+                guard let mode = Self.tlsMode(value) else {
                     let named = afterPassword ? "this sslmode" : "sslmode=\(value)"
-                    throw StoreError(path: Self.redacted(url), message: "\(named) is not supported; use disable, require or verify-full")
+                    throw StoreError(path: Self.redacted(url), message: "\(named) is not supported; use disable, require, verify-ca or verify-full")
                 }
+                tls = mode
+            case "sslrootcert":
+                if !value.isEmpty { sslRootCert = value }
+            case "application_name":
+                applicationName = value
+            case "host":
+                if !value.isEmpty { hostName = value }
             case "password":
                 // libpq's parameter; as visible in `ps` as a password in the user information.
                 password = value
@@ -121,11 +188,31 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 let named = afterPassword ? "a URL parameter after password= is" : "the URL parameter '\(key)' is"
                 throw StoreError(
                     path: Self.redacted(url),
-                    message: "\(named) not supported (only sslmode and password; write '&' in a password as %26)")
+                    message: "\(named) not supported (only sslmode, sslrootcert, host, application_name and password, which comes last; write '&' in a password as %26)")
             }
         }
-        self.password = password ?? environment["PGPASSWORD"]
-            ?? Self.pgpassPassword(host: self.host, port: port, database: database, user: self.user, environment: environment)
+        self.host = hostName
+        if tls == nil, let mode = environment["PGSSLMODE"], !mode.isEmpty {
+            guard let parsed = Self.tlsMode(mode) else {
+                throw StoreError(path: Self.redacted(url), message: "PGSSLMODE=\(mode) is not supported; use disable, require, verify-ca or verify-full")
+            }
+            tls = parsed
+        }
+        self.tls = tls ?? .disable
+        self.sslRootCert = sslRootCert ?? environment["PGSSLROOTCERT"].flatMap { $0.isEmpty ? nil : $0 }
+        if let applicationName { self.applicationName = applicationName }
+        self.password = password ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Self.pgpassPassword(host: hostName.hasPrefix("/") ? "localhost" : hostName, port: port, database: database, user: self.user, environment: environment)
+    }
+
+    private static func tlsMode(_ name: String) -> TLSMode? {
+        switch name {
+        case "disable", "allow", "prefer": return .disable
+        case "require": return .require
+        case "verify-ca": return .verifyCA
+        case "verify-full": return .verifyFull
+        default: return nil
+        }
     }
 
     /// Where the user information of a URL's `body` (what follows `://`) ends: the last '@'
@@ -191,11 +278,19 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The password `~/.pgpass` (or `$PGPASSFILE`) gives for this connection: the first line
     /// `host:port:database:user:password` whose fields match, `*` matching anything, `\:` and
-    /// `\\` escaped. Like libpq, a file that others can read is ignored.
-    static func pgpassPassword(host: String, port: Int, database: String, user: String, environment: [String: String]) -> String? {
+    /// `\\` escaped. Like libpq, a file that others can read is ignored, with a warning
+    /// (`warn`, standard error by default) in libpq's words.
+    package static func pgpassPassword(
+        host: String, port: Int, database: String, user: String, environment: [String: String],
+        warn: (String) -> Void = { line in _ = (line + "\n").withCString { write(2, $0, strlen($0)) } }
+    ) -> String? {
         guard let path = environment["PGPASSFILE"] ?? environment["HOME"].map({ $0 + "/.pgpass" }) else { return nil }
         var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_mode & 0o077 == 0 else { return nil }
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard st.st_mode & 0o077 == 0 else {
+            warn("WARNING: password file \"\(path)\" has group or world access; permissions should be u=rw (0600) or less")
+            return nil
+        }
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var text: [UInt8] = []
