@@ -153,7 +153,10 @@ struct PostgresServeTests {
         let fixture = try ServeFixture()
         let server = try Server(["--db", database.url, "--tokens", try fixture.writeTokens()], in: fixture)
         let port = server.port
-        let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
+        // Large enough (84,000 rows) that its COPY lasts longer than a poll of pg_stat_activity
+        // (a new connection each) on a machine loaded by the other suites: with 25,200 rows the
+        // COPY was once over before a poll saw it.
+        let trace = ServeFixture.trace(devices: (0..<2000).map { "k-\($0)" }, days: 14)
         let rows = trace.split(separator: "\n").count - 1
         let posted = Task { await Self.ask(port, .post, "/v1/events", token: ServeFixture.ingestToken, body: trace) }
         let watching = ContinuousClock.now
@@ -162,7 +165,7 @@ struct PostgresServeTests {
             copying = try await database.strings(
                 "SELECT count(*)::text FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY%'")
                 != ["0"]
-            if !copying { try await Task.sleep(for: .milliseconds(20)) }
+            if !copying { try await Task.sleep(for: .milliseconds(5)) }
         }
         #expect(copying, "no COPY seen")
         try await database.setReachable(false)
