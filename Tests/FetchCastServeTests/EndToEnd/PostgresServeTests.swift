@@ -81,6 +81,7 @@ struct PostgresServeTests {
         // Bodies posted one after another throughout, each of a device of its own.
         let stop = Flag()
         let away = Flag()
+        let acknowledgedCount = Count()
         let port = server.port
         let poster = Task { () -> (acknowledged: [String], statuses: [HTTPResponse.Status]) in
             var acknowledged: [String] = []
@@ -98,12 +99,15 @@ struct PostgresServeTests {
                 statuses.append(r.status)
                 if r.status == .ok, let file = try? JSONDecoder().decode(IngestBody.self, from: Data(r.body.utf8)).file {
                     acknowledged.append(file)
+                    acknowledgedCount.add(1)
                 }
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return (acknowledged, statuses)
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // At least one POST acknowledged before the outage (a loaded machine may take seconds).
+        let started = ContinuousClock.now
+        while acknowledgedCount.value < 1, ContinuousClock.now - started < .seconds(60) { try await Task.sleep(for: .milliseconds(20)) }
 
         away.set()
         try await Task.sleep(for: .milliseconds(500))  // a POST in flight finishes first
@@ -134,10 +138,15 @@ struct PostgresServeTests {
             if ready == nil, let r = await Self.ask(port, .get, "/readyz"), r.status == .ok { ready = ContinuousClock.now - back }
             try await Task.sleep(for: .milliseconds(50))
         }
+        let acknowledgedBefore = acknowledgedCount.value
         away.clear()
         #expect(planned != nil && planned! < .seconds(10), "plans again after \(String(describing: planned))")
         #expect(ready != nil && ready! < .seconds(10), "ready again after \(String(describing: ready))")
-        try await Task.sleep(for: .milliseconds(500))
+        // Posts acknowledged again once it is back: two more, however long a loaded machine takes.
+        let resumed = ContinuousClock.now
+        while acknowledgedCount.value < acknowledgedBefore + 2, ContinuousClock.now - resumed < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         stop.set()
         let (acknowledged, statuses) = await poster.value
 
@@ -327,6 +336,13 @@ struct PostgresServeTests {
         for server in [a, b, sqlite] { #expect(server.terminate() == 0, "\(server.stderr)") }
         #expect(try spoolDirectories().isEmpty, "a graceful stop removes its own")
     }
+}
+
+/// A count raised by one task, read from others.
+private final class Count: Sendable {
+    private let atomic = Atomic<Int>(0)
+    var value: Int { atomic.load(ordering: .relaxed) }
+    func add(_ n: Int) { atomic.add(n, ordering: .relaxed) }
 }
 
 /// A flag set once, read from other tasks.
