@@ -41,7 +41,7 @@ fc export cousage --db "$db" --top-apps 10 > "$out/cousage.csv"
 echo "== freshness-vs-energy: every policy and budget" >&2
 fc evaluate "$sample" --policies none,interval,oracle,hourly,learned --budgets 2,4,8,12,24,48 \
     --out "$tmp/evaluate" 2>/dev/null
-cp "$tmp/evaluate/summary.csv" "$tmp/evaluate/devices.csv" "$tmp/evaluate/run.json" "$out/evaluate/"
+cp "$tmp/evaluate/summary.csv" "$tmp/evaluate/devices.csv" "$tmp/evaluate/slices.csv" "$tmp/evaluate/run.json" "$out/evaluate/"
 fc evaluate "$sample" --policies interval,hourly,learned --budgets 24 --detail \
     --out "$tmp/evaluate-detail" 2>/dev/null
 cp "$tmp/evaluate-detail/launches.csv.gz" "$tmp/evaluate-detail/fetches.csv.gz" "$tmp/evaluate-detail/run.json" \

@@ -39,6 +39,17 @@ echo "== the notebooks' pinned packages in Notebooks/.venv (installed when missi
 Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
 echo "== re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py
+# ... and on a user's own `evaluate --out` folder (FETCHCAST_EVALUATE_OUT, docs/analytics.md): other
+# policies and budgets than the sample's runs; the executed copy must say it read that folder.
+user_run=$(mktemp -d)
+.build/debug/fetchcast habits generate --seed 2 -o "$user_run/habits.csv.gz" 2>/dev/null
+.build/debug/fetchcast evaluate "$user_run/habits.csv.gz" --policies hourly,weekly,learned --budgets 6,12 \
+    --out "$user_run/out" 2>/dev/null
+cp Notebooks/freshness-vs-energy.ipynb "$user_run/"
+FETCHCAST_EVALUATE_OUT="$user_run/out" Notebooks/.venv/bin/python Notebooks/run-all.py --save "$user_run/freshness-vs-energy.ipynb"
+grep -q "sections 1-3 read $user_run/out" "$user_run/freshness-vs-energy.ipynb" \
+    || { echo "error: the notebook did not read FETCHCAST_EVALUATE_OUT" >&2; exit 1; }
+rm -rf "$user_run"
 
 # The installed binary is self-contained (a static release build in .build-static/: several
 # minutes the first time).

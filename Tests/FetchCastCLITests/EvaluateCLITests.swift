@@ -66,7 +66,18 @@ struct EvaluateCLITests {
         let r = try Self.run(["evaluate", trace.path, "--policies", "none,interval,oracle,hourly", "--budgets", "4,24", "--detail", "--out", out])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
-        #expect(r.stderr.contains("hit_rate"))
+        // The printed table names its columns as summary.csv does (one vocabulary), and every
+        // one of them is a column of summary.csv.
+        let csvColumns = Set(try String(contentsOfFile: "\(out)/summary.csv", encoding: .utf8).prefix { $0 != "\n" }.split(separator: ",").map(String.init))
+        let printed = r.stderr.split(separator: "\n").first { $0.hasPrefix("policy ") }.map { $0.split(separator: " ").map(String.init) } ?? []
+        #expect(printed.count == 11 && printed.allSatisfy(csvColumns.contains), "\(printed)")
+        // ... then the slices' hit rates, each slice's needy launches (as in slices.csv) in its header.
+        let slicesHeader = r.stderr.split(separator: "\n").first { $0.hasPrefix("policy ") && $0.contains("first_pickup") }
+        let csvSlices = try String(contentsOfFile: "\(out)/slices.csv", encoding: .utf8).split(separator: "\n")
+        let needy = csvSlices.filter { $0.hasPrefix("none,0,") }.map { $0.split(separator: ",", omittingEmptySubsequences: false)[5] }
+        #expect(slicesHeader.map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+                == ["policy", "budget", "warm", "(\(needy[0]))", "30min-2h", "(\(needy[1]))", "first_pickup", "(\(needy[2]))"],
+                "\(r.stderr)")
         for name in ["summary.csv", "devices.csv", "run.json", "launches.csv.gz", "fetches.csv.gz", "decisions.csv.gz", "plans.csv.gz"] {
             #expect(FileManager.default.fileExists(atPath: "\(out)/\(name)"), "\(name)")
         }

@@ -212,8 +212,11 @@ extension FetchCast {
             if showProgress { err.write("\r\u{1B}[2K") }
             guard !quiet else { return }
             for note in evaluation.notes { print("note: \(note)", to: &err) }
-            let extra = evaluation.usesConditions ? ["battery_J/dd", "cellular/dd", "blocked", "made_later"] : []
-            let header = ["policy", "budget", "devices", "device_days", "needy", "hit_rate", "fresh_ratio", "fetches/dd", "wakeups/dd", "J/dd", "staleness_min"] + extra
+            // The columns are named as in summary.csv (docs/evaluation.md), one vocabulary.
+            let extra = evaluation.usesConditions
+                ? ["battery_joules_per_device_day", "cellular_fetches_per_device_day", "blocked_fetches", "deferred_fetches"] : []
+            let header = ["policy", "budget", "devices", "device_days", "needy_launches", "hit_rate", "fresh_ratio", "fetches_per_device_day",
+                          "wakeups_per_device_day", "joules_per_device_day", "mean_staleness_min"] + extra
             let rows = evaluation.summary.map { r -> [String] in
                 let m = r.metrics
                 let conditionValues = extra.isEmpty ? [] : [
@@ -229,7 +232,23 @@ extension FetchCast {
                     + conditionValues
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
+            Self.writeSlices(evaluation.summary, to: &err)
             print("wrote \(out)/summary.csv, devices.csv, slices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
+        }
+
+        /// The hit rate of each slice of `slices.csv` (docs/evaluation.md), as a second table
+        /// whose header gives each slice's needy launches (the same for every policy).
+        static func writeSlices(_ summary: [Evaluation.Row], to err: inout FileSink) {
+            guard let first = summary.first else { return }
+            let slices = SilenceSlices.Slice.allCases
+            print("hit rate by the device's silence before the needy launch (slices.csv):", to: &err)
+            let header = ["policy", "budget"] + slices.map { "\($0.name) (\(first.metrics.slices.needy[$0.rawValue]))" }
+            let rows = summary.map { r in
+                [r.policy, Self.budget(r.budget)] + slices.map { slice in
+                    r.metrics.slices.needy[slice.rawValue] == 0 ? "" : CSVField.fixed(r.metrics.slices.hitRate(slice), decimals: 3)
+                }
+            }
+            TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
         }
 
         static func budget(_ b: Double) -> String {

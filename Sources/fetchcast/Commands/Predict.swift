@@ -127,7 +127,7 @@ extension FetchCast {
                                              CSVField.fixed(p.newDataProbability, decimals: 6), p.reason]))
                 }
             case .table:
-                let rows = [["device", "app", "fetch_at", "p_launch", "p_new", "reason"]] + predictions.map {
+                let rows = [["device", "app", "fetch_at", "launch_probability", "new_data_probability", "reason"]] + predictions.map {
                     [$0.device, $0.app, $0.fetchAt, CSVField.fixed($0.launchProbability, decimals: 2),
                      CSVField.fixed($0.newDataProbability, decimals: 2), $0.reason]
                 }
