@@ -201,6 +201,20 @@ package final class FetchCastService: Sendable {
         }
     }
 
+    /// Why ``plan(_:)`` answered no fetch for `request` (``EmptyPlanNote``): the device's
+    /// silence and the rule that stops plans, or that nothing is pending and no habit falls in
+    /// the horizon. `request.at == nil` is this service's clock, as for the plan.
+    package func emptyPlanNote(_ request: PredictionRequest) throws -> String {
+        guard let device = request.device else { throw ServiceError.unknownDevice("") }
+        let lastEvent = try withReader { reader -> (time: Double, tau: Double)? in
+            let snapshot = try reader.repository.refresh(devices: [device])
+            guard let id = snapshot.device(named: device), let model = snapshot.models[id], let last = model.lastEventTime else { return nil }
+            return (last, model.configuration.tau)
+        }
+        return EmptyPlanNote.sentence(
+            device: device, horizonHours: request.horizon / 3600, lastEvent: lastEvent, from: request.at ?? now(), budget: request.budget)
+    }
+
     /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),
     /// on a connection of its own: plans waiting for the check hold no reader.
     private func checkChanges(_ last: Int64) throws -> ModelRepository.PlanChanges? {

@@ -7,16 +7,19 @@ package struct PlanDocument: Sendable, Hashable, Codable {
     package var atUnix: Double
     /// The planned fetches, earliest first.
     package var fetches: [Prediction]
+    /// Why no fetch is planned (``EmptyPlanNote``), when `fetches` is empty; absent otherwise.
+    package var note: String?
 
     /// Creates a plan document.
-    package init(device: String, atUnix: Double, fetches: [Prediction]) {
+    package init(device: String, atUnix: Double, fetches: [Prediction], note: String? = nil) {
         self.device = device
         self.atUnix = atUnix
         self.fetches = fetches
+        self.note = note
     }
 
     enum CodingKeys: String, CodingKey {
-        case device, fetches
+        case device, fetches, note
         case atUnix = "at_unix"
     }
 }

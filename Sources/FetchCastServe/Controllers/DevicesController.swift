@@ -64,7 +64,10 @@ struct DevicesController {
         let asked = planRequest
         let service = self.service
         let fetches = try await gate.run(device) { try await Self.answer { try await pools.read { try service.plan(asked) } } }
-        return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches))
+        // An empty plan says why, in the words of `predict`'s note.
+        let note = fetches.isEmpty
+            ? try await gate.run(device) { try await Self.answer { try await pools.read { try service.emptyPlanNote(asked) } } } : nil
+        return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
     }
 
     /// What `fetchcast model --device D [--app A]` shows, as JSON.

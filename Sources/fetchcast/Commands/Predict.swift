@@ -113,8 +113,7 @@ extension FetchCast {
             }
             if let device, predictions.isEmpty {
                 var err = FileSink.standardError()
-                print("note: nothing planned for \(device) in the next \(Plural.count(Int(horizon.rounded(.up)), "hour")): "
-                      + Self.emptyPlanCause(lastEvent: lastEvent, from: start, budget: budget), to: &err)
+                print("note: " + EmptyPlanNote.sentence(device: device, horizonHours: horizon, lastEvent: lastEvent, from: start, budget: budget), to: &err)
             }
             var out = FileSink.standardOutput()
             switch format {
@@ -139,23 +138,6 @@ extension FetchCast {
 }
 
 extension FetchCast.Predict {
-    /// Why a device's plan is empty: the rule that stops plans after a device's silence when it
-    /// applies (a daily habit eight days after the trace's end got "no habit … falls in that
-    /// time"), else that nothing is pending and no habit falls in the horizon.
-    static func emptyPlanCause(lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double) -> String {
-        if let lastEvent, let start,
-           let quiet = LearnedPolicy.pendingLooksEnd(configuration: SchedulerConfiguration(budget: budget), tau: lastEvent.tau),
-           start > lastEvent.time + quiet
-        {
-            let days = (start - lastEvent.time) / 86_400
-            let silent = days >= 2 ? Plural.count(Int(days), "day") : Plural.count(Int((start - lastEvent.time) / 3600), "hour")
-            let limit = quiet >= 2 * 86_400 ? Plural.count(Int((quiet / 86_400).rounded()), "day") : Plural.count(Int((quiet / 3600).rounded()), "hour")
-            return "the device has been silent for \(silent) (no event since \(Timestamp.format(micros: Int64(lastEvent.time * 1_000_000), utcOffsetSeconds: 0))), "
-                + "and plans stop \(limit) after a device's last event: its habits are not planned for a device silent that long (ask again after its next event)"
-        }
-        return "no fetch is worth a radio wakeup before its next event, and no habit of its apps falls in that time (ask again after its next event)"
-    }
-
     /// The first `count` predictions of each device (they come grouped by device, in plan
     /// order), and how many each device had beyond them.
     static func cut(_ predictions: [Prediction], to count: Int) -> (shown: [Prediction], leftOut: [(device: String, fetches: Int)]) {

@@ -112,6 +112,15 @@ struct ServeBinaryTests {
         let plan = try await ServeFixture.request(port: port, .get, "/v1/devices/dev-1/plan?at=\(at)&count=8", headers: ServeFixture.bearer(ServeFixture.readToken))
         #expect(plan.status == .ok)
         let served = try plan.json(PlanBody.self).fetches
+        #expect(try plan.json(PlanBody.self).note == nil, "no note beside fetches")
+        // Nine days after the last event: an empty plan, and why, in predict's words (issue 39).
+        let silent = "2013-12-04T00:00:00Z"
+        let empty = try await ServeFixture.request(
+            port: port, .get, "/v1/devices/dev-1/plan?at=\(silent)", headers: ServeFixture.bearer(ServeFixture.readToken))
+        let emptyPlan = try empty.json(PlanBody.self)
+        #expect(empty.status == .ok && emptyPlan.fetches.isEmpty)
+        #expect(emptyPlan.note?.hasPrefix("nothing planned for dev-1 in the next 24 hours: the device has been silent for 9 days") == true,
+                "\(String(describing: emptyPlan.note))")
         #expect(server.terminate() == 0)
         #expect(server.stderr.contains("listening on http://127.0.0.1:\(server.port)"))
 
@@ -122,6 +131,9 @@ struct ServeBinaryTests {
         let expected = try lines.map { try JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
         #expect(!expected.isEmpty)
         #expect(served == expected)
+        let silentPredict = try Self.run(["predict", "--db", fixture.database, "--device", "dev-1", "--at", silent, "--format", "json"])
+        #expect(silentPredict.status == 0 && silentPredict.stdout.isEmpty, "\(silentPredict.stderr)")
+        #expect(emptyPlan.note.map { silentPredict.stderr.contains("note: " + $0 + "\n") } == true, "\(silentPredict.stderr)")
     }
 
     @Test func killDashNineDuringAPostLeavesTheStoreAsBeforeOrCommitted() async throws {

@@ -161,6 +161,7 @@ struct PlanBody: Decodable {
     var device: String
     var at_unix: Double
     var fetches: [Fetch]
+    var note: String?
 }
 struct DeviceListBody: Decodable {
     struct Device: Decodable { var device: String; var events: Int64; var first_event: String; var last_event: String }
