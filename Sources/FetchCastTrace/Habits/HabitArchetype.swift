@@ -25,12 +25,34 @@ public enum HabitArchetype: String, CaseIterable, Sendable, Hashable, Codable {
     /// 21:10:00 every day; no jitter, no absences, no re-opens, no noise, 60 s per launch. Not
     /// in the default set.
     case daily0800 = "daily-0800"
+    /// A habit on some weekdays only: `fitness` at about 06:15 on Mondays, Wednesdays and
+    /// Fridays, never on the other days. Not in the default set.
+    case gymMWF = "gym-mwf"
+    /// A daily user without a habit: `mail` opened 3 times a day at uniform times from 08:00 to
+    /// 22:00 (each launch its own time, every day). Not in the default set.
+    case anytimeMail = "anytime-mail"
+    /// A heavy user whose first pickup is regular: ``heavy``'s day, but up at about 06:45 on
+    /// weekdays and 09:00 at weekends (± a normal 10 minutes), the first session at waking
+    /// (`chat`, then `news` on 80% of days, then `weather` on 50%) before the day's bursts.
+    /// Not in the default set.
+    case heavyEarly = "heavy-early"
 
-    /// The archetypes generated when none are named: all but ``daily0800``.
-    public static let defaultSet: [HabitArchetype] = allCases.filter { $0 != .daily0800 }
+    /// The archetypes generated when none are named: all but the ones kept for a question of
+    /// their own (``daily0800``, ``gymMWF``, ``anytimeMail``, ``heavyEarly``), so that the
+    /// default trace stays the one the docs measured.
+    public static let defaultSet: [HabitArchetype] = [.morningReader, .commuter, .shiftWorker, .weekendReader, .eveningReader, .heavy]
 
     /// Whether the archetype's launches are exact (no randomness at all).
     var isExact: Bool { self == .daily0800 }
+
+    /// Whether the archetype is simulated by ``HeavyUserSimulator``.
+    var isHeavy: Bool { self == .heavy || self == .heavyEarly }
+
+    /// Launches at uniform times each day, whatever the habit windows: the app, how many a
+    /// day, and the span of the day (seconds after local midnight).
+    var anytimeLaunches: (app: String, perDay: Int, from: Double, to: Double)? {
+        self == .anytimeMail ? ("mail", 3, 8 * 3600, 22 * 3600) : nil
+    }
 
     /// The archetype's habit windows on a day.
     ///
@@ -39,7 +61,7 @@ public enum HabitArchetype: String, CaseIterable, Sendable, Hashable, Codable {
     ///   - week: Weeks since the generated span began (0 for the first).
     ///   - device: The device's number within its archetype (1, 2, …).
     ///   - variant: The device's choice between alternative apps (0 or 1, drawn once per device).
-    /// - Returns: The windows, in time order; empty for ``heavy``.
+    /// - Returns: The windows, in time order; empty for ``heavy``, ``heavyEarly`` and ``anytimeMail``.
     func windows(weekday: Int, week: Int, device: Int, variant: Int) -> [HabitWindow] {
         let weekend = weekday >= 5
         switch self {
@@ -58,8 +80,10 @@ public enum HabitArchetype: String, CaseIterable, Sendable, Hashable, Codable {
             return [HabitWindow(app: "news", minute: weekend ? 9 * 60 + 30 : 7 * 60)]
         case .eveningReader:
             return [HabitWindow(app: variant == 0 ? "news" : "mail", minute: 21 * 60, jitterMinutes: 45, presence: 0.7)]
-        case .heavy:
+        case .heavy, .heavyEarly, .anytimeMail:
             return []
+        case .gymMWF:
+            return [0, 2, 4].contains(weekday) ? [HabitWindow(app: "fitness", minute: 6 * 60 + 15)] : []
         case .daily0800:
             return [
                 HabitWindow(app: "news", minute: 8 * 60), HabitWindow(app: "chat", minute: 12 * 60 + 30),

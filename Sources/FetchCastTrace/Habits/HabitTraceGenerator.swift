@@ -27,7 +27,7 @@ public enum HabitTraceGenerator {
     /// Launches a device of `archetype` makes a day at most on average, for the bound: a heavy
     /// user's mean, and for light users their habits, re-opens and noise apps.
     static func expectedLaunchesPerDay(_ archetype: HabitArchetype, options: HabitOptions) -> Double {
-        archetype == .heavy ? options.heavyLaunchesPerDay : 4 + Double(options.noiseApps)
+        archetype.isHeavy ? options.heavyLaunchesPerDay + (archetype == .heavyEarly ? 3 : 0) : 4 + Double(options.noiseApps) + Double(archetype.anytimeLaunches?.perDay ?? 0)
     }
 
     /// The problem with generating `options` in memory, or `nil`: more launches than
@@ -72,8 +72,8 @@ public enum HabitTraceGenerator {
                 let device = Int32(ids.count)
                 ids.append(CSVField.escape(id))
                 var rng = SplitMix64(seed: options.seed ^ ConditionOverlay.stableHash(id))
-                let launches = archetype == .heavy
-                    ? HeavyUserSimulator(options: options).launches(rng: &rng)
+                let launches = archetype.isHeavy
+                    ? HeavyUserSimulator(options: options, regularPickup: archetype == .heavyEarly).launches(rng: &rng)
                     : LightUserSimulator(archetype: archetype, options: options, device: number).launches(rng: &rng)
                 guard rows.count + launches.count <= maxLaunches else {
                     throw HabitOptionsError(message: "more than \(maxLaunches) launches were made by device \(id); ask for fewer devices or days")

@@ -12,8 +12,15 @@ import Darwin
 /// between; a session is 1 + geometric (mean 3) launches, each app drawn by Zipf weights
 /// (1/rank: `chat` most, `games` least), the next launch 5–60 s after the previous one closed,
 /// each open a log-normal median 40 s (10 s–30 min); a session ends at midnight. So about `heavyLaunchesPerDay` launches.
+/// With ``regularPickup`` the day starts at a regular time with ``morningRoutine`` first.
 struct HeavyUserSimulator {
     let options: HabitOptions
+    /// A regular first pickup (``HabitArchetype/heavyEarly``): up at 06:45 on weekdays and
+    /// 09:00 at weekends (± a normal 10 minutes), the day's first session at waking.
+    var regularPickup = false
+
+    /// The first session of a ``regularPickup`` day: each app with its chance, in this order.
+    static let morningRoutine: [(app: String, chance: Double)] = [("chat", 1), ("news", 0.8), ("weather", 0.5)]
 
     /// The apps by rank (Zipf weights 1/rank).
     static let apps = [
@@ -33,7 +40,22 @@ struct HeavyUserSimulator {
         var out: [HabitLaunch] = []
         for d in 0..<options.days {
             let day = options.startDay + d
-            let wake = 7 * 3600 + rng.normal() * 1800
+            let wake: Double
+            if regularPickup {
+                let weekend = CivilDate.weekday(days: day) >= 5
+                wake = (weekend ? 9 * 3600 : 6.75 * 3600) + rng.normal() * 600
+                var t = wake
+                for step in Self.morningRoutine {
+                    let opened = rng.chance(step.chance)
+                    let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                    let pause = rng.uniform(5, 60)
+                    guard opened else { continue }
+                    out.append(HabitLaunch(day: day, second: LightUserSimulator.clamp(t), app: step.app, durationMs: duration))
+                    t += Double(duration) / 1000 + pause
+                }
+            } else {
+                wake = 7 * 3600 + rng.normal() * 1800
+            }
             let sleep = 23.5 * 3600 + rng.normal() * 1800
             let sessions = rng.poisson(mean: options.heavyLaunchesPerDay / 4)
             for _ in 0..<sessions {

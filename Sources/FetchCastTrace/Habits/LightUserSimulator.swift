@@ -10,7 +10,8 @@ import Darwin
 /// Per day, in this order (so a seed gives one trace): each window happens with its presence,
 /// at its minute plus normal jitter (clamped to the day), staying open a log-normal 30 s–10 min
 /// (median 90 s), re-opened 2–10 minutes later with ``HabitOptions/reopenProbability``; then
-/// each noise app is opened once with probability 3/7 at a uniform time from 08:00 to 22:00.
+/// an ``HabitArchetype/anytimeLaunches`` app at its uniform times; then each noise app is
+/// opened once with probability 3/7 at a uniform time from 08:00 to 22:00.
 /// ``HabitArchetype/daily0800`` draws nothing: exact times, 60 s each.
 struct LightUserSimulator {
     let archetype: HabitArchetype
@@ -49,6 +50,12 @@ struct LightUserSimulator {
                 if reopen {
                     let again = Self.clamp(Double(second) + Double(duration) / 1000 + reopenAfter)
                     out.append(HabitLaunch(day: day, second: again, app: w.app, durationMs: reopenDuration))
+                }
+            }
+            if let anytime = archetype.anytimeLaunches {
+                for _ in 0..<anytime.perDay {
+                    let second = Self.clamp(rng.uniform(anytime.from, anytime.to))
+                    out.append(HabitLaunch(day: day, second: second, app: anytime.app, durationMs: Self.duration(&rng)))
                 }
             }
             for app in noise {

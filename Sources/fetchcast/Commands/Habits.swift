@@ -23,7 +23,10 @@ extension FetchCast.Habits {
                 evening-reader (news or mail about 21:00 on 70% of days, ±45 min), heavy (about \
                 --heavy-launches-per-day launches a day over 15 apps in bursty sessions), and, \
                 only when named, daily-0800 (news at exactly 08:00:00, chat at 12:30:00 and \
-                21:10:00, every day, nothing random). Light users also open --noise-apps other \
+                21:10:00, every day, nothing random), gym-mwf (fitness about 06:15 on Mondays, \
+                Wednesdays and Fridays only), anytime-mail (mail 3 times a day at random times \
+                from 08:00 to 22:00: daily, without a habit) and heavy-early (heavy, up at about \
+                06:45 on weekdays and 09:00 at weekends, chat first). Light users also open --noise-apps other \
                 apps at random times. Writes CSV launch rows with duration_ms, sorted by time \
                 (gzip when FILE ends in .gz). The same seed and flags give byte-identical \
                 output. The model is described in docs/habits.md. The default set takes well \
@@ -35,7 +38,7 @@ extension FetchCast.Habits {
 
         @Option(parsing: .unconditional, help: "The generator's seed.")
         var seed: UInt64 = 1
-        @Option(help: ArgumentHelp("Archetypes, comma-separated (daily-0800 only when named).", valueName: "list"))
+        @Option(help: ArgumentHelp("Archetypes, comma-separated (daily-0800, gym-mwf, anytime-mail and heavy-early only when named).", valueName: "list"))
         var archetypes = HabitArchetype.defaultSet.map(\.rawValue).joined(separator: ",")
         @Option(parsing: .unconditional, help: "Devices per archetype.")
         var devicesPerArchetype = 1

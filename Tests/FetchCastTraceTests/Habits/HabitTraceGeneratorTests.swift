@@ -9,7 +9,7 @@ private final class TextCollector: TextOutputStream {
 }
 
 /// One generated row, split.
-private struct Row {
+private struct Row: Equatable {
     var time: String
     var device: String
     var app: String
@@ -162,6 +162,46 @@ struct HabitTraceGeneratorTests {
         #expect(perDay > 85 && perDay < 115, "\(perDay) launches a day")
         #expect(Set(all.map(\.app)).count == 15)
         #expect(all.allSatisfy { $0.minuteOfDay > 4 * 60 }, "asleep at night")
+    }
+
+    /// Issue 39's archetypes: a habit on some weekdays only, a daily user without a habit, and
+    /// a heavy user whose first pickup is regular; none in the default set, so the default
+    /// trace (the docs' measurements) keeps its bytes.
+    @Test func theGymGoerTrainsOnMondaysWednesdaysAndFridaysOnly() throws {
+        let all = rows(try generate { $0.archetypes = [.gymMWF]; $0.devicesPerArchetype = 3; $0.noiseApps = 0; $0.reopenProbability = 0 })
+        #expect(Set(all.map(\.app)) == ["fitness"])
+        #expect(Set(all.map(\.weekday)) == [0, 2, 4], "\(Set(all.map(\.weekday)))")
+        // 3 devices × 18 such days of 42, 95% present.
+        #expect(all.count > 45 && all.count <= 54, "\(all.count)")
+        #expect(all.allSatisfy { abs($0.minuteOfDay - (6 * 60 + 15)) < 45 })
+    }
+
+    @Test func theAnytimeMailUserOpensMailThriceADayAtNoParticularTime() throws {
+        let all = rows(try generate { $0.archetypes = [.anytimeMail]; $0.devicesPerArchetype = 2; $0.noiseApps = 0; $0.reopenProbability = 0 })
+        let mail = all.filter { $0.app == "mail" }
+        #expect(mail.count == all.count && mail.count == 2 * 42 * 3)
+        #expect(Set(mail.map { "\($0.device) \($0.date)" }).count == 2 * 42, "every day")
+        #expect(mail.allSatisfy { $0.minuteOfDay >= 8 * 60 && $0.minuteOfDay < 22 * 60 })
+        // No habit: the launches spread over the day (each 2-hour block of 08:00-22:00 holds some).
+        let blocks = Dictionary(grouping: mail) { Int(($0.minuteOfDay - 8 * 60) / 120) }.mapValues(\.count)
+        #expect(blocks.keys.sorted() == Array(0..<7) && blocks.values.allSatisfy { $0 > 15 }, "\(blocks)")
+    }
+
+    @Test func theEarlyHeavyUserPicksUpAtARegularTime() throws {
+        let all = rows(try generate { $0.archetypes = [.heavyEarly]; $0.devicesPerArchetype = 2 })
+        #expect(Set(all.map(\.device)) == ["heavy-early-1", "heavy-early-2"])
+        let perDay = Double(all.count) / 84
+        #expect(perDay > 85 && perDay < 120, "\(perDay) launches a day")
+        // Each day's first launch: chat, at about 06:45 on weekdays and 09:00 at weekends (± 10 min).
+        let firsts = Dictionary(grouping: all) { "\($0.device) \($0.date)" }.values.map { $0.min { $0.time < $1.time }! }
+        #expect(firsts.count == 84)
+        for first in firsts {
+            let usual = first.weekday >= 5 ? 9 * 60.0 : 6 * 60 + 45
+            #expect(first.app == "chat" && abs(first.minuteOfDay - usual) < 45, "\(first.time) \(first.app)")
+        }
+        // The plain heavy user is as it was: its first launches spread after waking.
+        let heavy = rows(try generate { $0.archetypes = [.heavy] })
+        #expect(heavy == rows(try generate { $0.archetypes = [.heavy, .heavyEarly] }).filter { $0.device == "heavy-1" })
     }
 
     @Test func refusesBadOptionsNamingTheFlag() throws {
