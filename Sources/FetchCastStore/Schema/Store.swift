@@ -7,7 +7,7 @@ import Darwin
 /// A FetchCast store: one SQLite file in WAL mode holding ingested events, the files they came
 /// from, and persisted model state.
 ///
-/// The stable interface for other tools is the SQL view `events` (see the README); the tables
+/// The stable interface for other tools is the SQL view `events` (docs/store.md); the tables
 /// behind it may change between schema versions.
 public final class Store {
     /// The path of the database file.
