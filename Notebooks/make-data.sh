@@ -15,8 +15,7 @@ if [[ -z "${FETCHCAST:-}" ]]; then
     if command -v fetchcast >/dev/null; then
         FETCHCAST=$(command -v fetchcast)
     else
-        swift build -c release --product fetchcast >&2
-        FETCHCAST=$root/.build/release/fetchcast
+        FETCHCAST=$(scripts/build.sh)
     fi
 fi
 fc() { "$FETCHCAST" "$@"; }

@@ -2,8 +2,7 @@
 # Regenerates docs/cli.md from the binary's --help texts (a test checks they still match).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${FETCHCAST:-.build/release/fetchcast}
-[ -x "$bin" ] || swift build -c release --product fetchcast >/dev/null
+bin=${FETCHCAST:-$(scripts/build.sh)}
 {
   echo "# Command-line reference"
   echo

@@ -5,16 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# The build's own output is kept quiet (shown whole on failure): say what the wait is for.
-echo "building fetchcast (release; the first build compiles the HTTP stack too: about 7 minutes on 2 cores)…" >&2
-started=$SECONDS
-if ! log=$(swift build -c release --product fetchcast 2>&1); then
-  echo "$log" >&2
-  echo "error: the release build failed (see above)" >&2
-  exit 1
-fi
-echo "built in $((SECONDS - started)) s" >&2
-bin=.build/release/fetchcast
+# One release build, shared with scripts/install.sh (scripts/build.sh): say what the wait is for.
+echo "building fetchcast (release; the first build compiles the HTTP stack too: about 8 minutes on 2 cores)…" >&2
+bin=$(scripts/build.sh)
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "fetchcast ingest Data/ubiqlog-sample.csv.gz"

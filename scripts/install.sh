@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds fetchcast (release) and installs the binary into $PREFIX/bin, default ~/.local/bin:
+# Builds fetchcast (release: scripts/build.sh, which reuses the build scripts/demo.sh made) and
+# installs the binary into $PREFIX/bin, default ~/.local/bin:
 #   scripts/install.sh                        # ~/.local/bin/fetchcast, no sudo
 #   PREFIX=/usr/local scripts/install.sh      # /usr/local/bin/fetchcast (may need sudo)
 # Says where it installed and whether that directory is on PATH. Safe to re-run.
@@ -12,16 +13,9 @@ if [ -n "${FETCHCAST:-}" ]; then
   bin=$FETCHCAST  # a binary built already (the tests use this); nothing is built
 else
   scripts/setup.sh
-  # A self-contained binary: the Swift standard library and Foundation linked in statically, so
-  # it runs where it is copied (it needs only libsqlite3, zlib and the C++ runtime, not the
-  # toolchain's folder). Built in its own folder so that it does not rebuild .build/release.
+  # The self-contained release binary scripts/demo.sh uses too (scripts/build.sh): built once.
   echo "building fetchcast (release, static Swift standard library; the first build takes several minutes)…" >&2
-  if ! log=$(swift build -c release --product fetchcast --static-swift-stdlib --scratch-path .build-static 2>&1); then
-    echo "$log" >&2
-    echo "error: the release build failed (see above)" >&2
-    exit 1
-  fi
-  bin=$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)/fetchcast
+  bin=$(scripts/build.sh)
 fi
 mkdir -p "$bindir"
 install -m 0755 "$bin" "$bindir/fetchcast"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the one release binary every script uses (scripts/demo.sh, scripts/install.sh,
+# Notebooks/make-data.sh, scripts/cli-reference.sh) and prints its path on stdout: the Swift
+# standard library and Foundation linked in statically, so that the same binary is what
+# scripts/install.sh copies (it runs where it is copied, without the toolchain's folder).
+# Built in .build-static/, so a second script reuses the first one's build. Quiet unless the
+# build fails; says on stderr whether it compiled or reused the build.
+#
+#   bin=$(scripts/build.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+flags=(-c release --product fetchcast --static-swift-stdlib --scratch-path .build-static)
+started=$SECONDS
+if ! log=$(swift build "${flags[@]}" 2>&1); then
+  echo "$log" >&2
+  echo "error: the release build failed (see above)" >&2
+  exit 1
+fi
+if grep -q "Compiling" <<< "$log"; then
+  echo "built fetchcast (release) in $((SECONDS - started)) s" >&2
+else
+  echo "reused the release build in .build-static/ (nothing to compile)" >&2
+fi
+echo "$(swift build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)/fetchcast"
