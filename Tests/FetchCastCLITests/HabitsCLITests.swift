@@ -3,16 +3,6 @@ import Testing
 
 /// `habits generate` end to end: deterministic files that `evaluate` and `ingest` take.
 struct HabitsCLITests {
-    /// Values each inside its range but together too large to sort in memory: refused at once
-    /// as a usage error, nothing written.
-    @Test func aTraceTooLargeIsRefusedAtOnce() throws {
-        let ws = try Workspace()
-        let result = try ws.run(["habits", "generate", "--devices-per-archetype", "10000", "--days", "3660", "--heavy-launches-per-day", "2000", "-o", "big.csv"])
-        #expect(result.status == 64)
-        #expect(result.err.contains("one trace holds at most 100000000"), "\(result.err)")
-        #expect(!FileManager.default.fileExists(atPath: ws.path("big.csv")))
-    }
-
     @Test func generatesTheSameFileForTheSameSeedAndEvaluateReplaysIt() throws {
         let w = try Workspace()
         let a = try w.run(["habits", "generate", "--seed", "1", "--out", "x.csv.gz"])

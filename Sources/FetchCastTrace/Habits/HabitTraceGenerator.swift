@@ -9,9 +9,10 @@ import FetchCastCore
 /// duration_ms`), one `launch` row per launch with its `duration_ms`, sorted by time and then
 /// by the row's text; the same seed and options give byte-identical output.
 ///
-/// - Complexity: O(launches log launches) time. The launches are held in memory, 24 bytes each
-///   (a heavy user over the default 42 days is about 4 200), and their rows are formatted as
-///   they are written; a request for more than ``maxLaunches`` is refused before any is made.
+/// - Complexity: O(launches log launches) time. Streamed a day at a time: every device's
+///   launches fall inside their local day and all devices share one UTC offset, so a day's rows
+///   are sorted and written before the next day is drawn; memory holds one day's launches of
+///   every device (24 bytes each) and each device's generator, whatever the number of days.
 public enum HabitTraceGenerator {
     /// What the generator wrote.
     public struct Summary: Sendable, Hashable {
@@ -19,25 +20,6 @@ public enum HabitTraceGenerator {
         public var devices: Int
         /// `launch` rows written.
         public var launches: Int
-    }
-
-    /// The most launches one trace may hold (about 2.4 GB of memory while it is sorted).
-    public static let maxLaunches = 100_000_000
-
-    /// Launches a device of `archetype` makes a day at most on average, for the bound: a heavy
-    /// user's mean, and for light users their habits, re-opens and noise apps.
-    static func expectedLaunchesPerDay(_ archetype: HabitArchetype, options: HabitOptions) -> Double {
-        archetype.isHeavy ? options.heavyLaunchesPerDay + (archetype == .heavyEarly ? 3 : 0) : 4 + Double(options.noiseApps) + Double(archetype.anytimeLaunches?.perDay ?? 0)
-    }
-
-    /// The problem with generating `options` in memory, or `nil`: more launches than
-    /// ``maxLaunches`` expected.
-    public static func sizeProblem(_ options: HabitOptions) -> String? {
-        let perDay = options.archetypes.reduce(0.0) { $0 + expectedLaunchesPerDay($1, options: options) }
-        let expected = perDay * Double(options.devicesPerArchetype) * Double(options.days)
-        guard expected > Double(maxLaunches) else { return nil }
-        return "about \(Int(expected)) launches were asked for (\(options.archetypes.count) archetypes × --devices-per-archetype \(options.devicesPerArchetype) × --days \(options.days)); "
-            + "one trace holds at most \(maxLaunches), which are sorted in memory: ask for fewer devices or days, or generate several traces with other --seed values"
     }
 
     /// One launch, compactly: its instant, device and app by number, and duration.
@@ -48,37 +30,63 @@ public enum HabitTraceGenerator {
         var durationMs: Int32
     }
 
-    /// Generates the trace and writes it to `output`.
+    /// A device's simulator, light or heavy.
+    private enum Simulator {
+        case light(LightUserSimulator)
+        case heavy(HeavyUserSimulator)
+
+        mutating func launches(day d: Int) -> [HabitLaunch] {
+            switch self {
+            case .light(var s):
+                let out = s.launches(day: d)
+                self = .light(s)
+                return out
+            case .heavy(var s):
+                let out = s.launches(day: d)
+                self = .heavy(s)
+                return out
+            }
+        }
+    }
+
+    /// Generates the trace and writes it to `output`, a day at a time.
     ///
     /// - Parameters:
-    ///   - options: The archetypes, the span and the seed; checked with ``HabitOptions/problem``
-    ///     and ``sizeProblem(_:)``.
+    ///   - options: The archetypes, the span and the seed; checked with ``HabitOptions/problem``.
     ///   - output: Where the CSV goes (a ``GzipSink`` or ``FileSink``).
-    ///   - progress: Told the devices generated so far and the total, after each device.
+    ///   - progress: Told the days written so far and the total, after each day (its rows are
+    ///     in `output` by then).
     /// - Returns: Counts of what was written.
     /// - Throws: ``HabitOptionsError`` when the options have a problem (nothing is written).
     public static func generate<Out: TextOutputStream>(
-        options: HabitOptions, to output: inout Out, progress: ((_ devices: Int, _ of: Int) -> Void)? = nil
+        options: HabitOptions, to output: inout Out, progress: ((_ days: Int, _ of: Int) -> Void)? = nil
     ) throws(HabitOptionsError) -> Summary {
-        if let problem = options.problem ?? sizeProblem(options) { throw HabitOptionsError(message: problem) }
-        var rows: [Row] = []
+        if let problem = options.problem { throw HabitOptionsError(message: problem) }
         var ids: [String] = []
-        var apps: [String] = []
-        var appNumbers: [String: Int32] = [:]
-        let total = options.archetypes.count * options.devicesPerArchetype
+        var simulators: [Simulator] = []
         for archetype in options.archetypes {
             for number in 1...options.devicesPerArchetype {
                 let id = "\(archetype.rawValue)-\(number)"
-                let device = Int32(ids.count)
                 ids.append(CSVField.escape(id))
-                var rng = SplitMix64(seed: options.seed ^ ConditionOverlay.stableHash(id))
-                let launches = archetype.isHeavy
-                    ? HeavyUserSimulator(options: options, regularPickup: archetype == .heavyEarly).launches(rng: &rng)
-                    : LightUserSimulator(archetype: archetype, options: options, device: number).launches(rng: &rng)
-                guard rows.count + launches.count <= maxLaunches else {
-                    throw HabitOptionsError(message: "more than \(maxLaunches) launches were made by device \(id); ask for fewer devices or days")
-                }
-                for l in launches {
+                let rng = SplitMix64(seed: options.seed ^ ConditionOverlay.stableHash(id))
+                simulators.append(archetype.isHeavy
+                    ? .heavy(HeavyUserSimulator(options: options, regularPickup: archetype == .heavyEarly, rng: rng))
+                    : .light(LightUserSimulator(archetype: archetype, options: options, device: number, rng: rng)))
+            }
+        }
+        var apps: [String] = []
+        var appNumbers: [String: Int32] = [:]
+        func text(_ r: Row) -> String {
+            Timestamp.format(micros: r.micros, utcOffsetSeconds: options.utcOffsetSeconds) + "," + ids[Int(r.device)] + "," + apps[Int(r.app)]
+                + ",launch,,," + String(r.durationMs) + "\n"
+        }
+        output.write(TraceColumn.header + "\n")
+        var written = 0
+        var rows: [Row] = []
+        for d in 0..<options.days {
+            rows.removeAll(keepingCapacity: true)
+            for device in simulators.indices {
+                for l in simulators[device].launches(day: d) {
                     let micros = (Int64(l.day) * 86_400 + Int64(l.second) - Int64(options.utcOffsetSeconds)) * 1_000_000
                     let app: Int32
                     if let known = appNumbers[l.app] {
@@ -88,29 +96,25 @@ public enum HabitTraceGenerator {
                         appNumbers[l.app] = app
                         apps.append(CSVField.escape(l.app))
                     }
-                    rows.append(Row(micros: micros, device: device, app: app, durationMs: Int32(clamping: l.durationMs)))
+                    rows.append(Row(micros: micros, device: Int32(device), app: app, durationMs: Int32(clamping: l.durationMs)))
                 }
-                progress?(ids.count, total)
             }
-        }
-        func text(_ r: Row) -> String {
-            Timestamp.format(micros: r.micros, utcOffsetSeconds: options.utcOffsetSeconds) + "," + ids[Int(r.device)] + "," + apps[Int(r.app)]
-                + ",launch,,," + String(r.durationMs) + "\n"
-        }
-        // By time, then by the row's text: rows of one instant are formatted to be ordered.
-        rows.sort { $0.micros < $1.micros }
-        output.write(TraceColumn.header + "\n")
-        var i = 0
-        while i < rows.count {
-            var j = i + 1
-            while j < rows.count && rows[j].micros == rows[i].micros { j += 1 }
-            if j == i + 1 {
-                output.write(text(rows[i]))
-            } else {
-                for line in rows[i..<j].map(text).sorted() { output.write(line) }
+            // By time, then by the row's text: rows of one instant are formatted to be ordered.
+            rows.sort { $0.micros < $1.micros }
+            var i = 0
+            while i < rows.count {
+                var j = i + 1
+                while j < rows.count && rows[j].micros == rows[i].micros { j += 1 }
+                if j == i + 1 {
+                    output.write(text(rows[i]))
+                } else {
+                    for line in rows[i..<j].map(text).sorted() { output.write(line) }
+                }
+                i = j
             }
-            i = j
+            written += rows.count
+            progress?(d + 1, options.days)
         }
-        return Summary(devices: ids.count, launches: rows.count)
+        return Summary(devices: ids.count, launches: written)
     }
 }

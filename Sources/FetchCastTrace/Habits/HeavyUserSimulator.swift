@@ -17,7 +17,11 @@ struct HeavyUserSimulator {
     let options: HabitOptions
     /// A regular first pickup (``HabitArchetype/heavyEarly``): up at 06:45 on weekdays and
     /// 09:00 at weekends (± a normal 10 minutes), the day's first session at waking.
-    var regularPickup = false
+    let regularPickup: Bool
+    /// The device's generator.
+    private var rng: SplitMix64
+    /// Cumulative Zipf weights over ``apps``.
+    private let cumulative: [Double]
 
     /// The first session of a ``regularPickup`` day: each app with its chance, in this order.
     static let morningRoutine: [(app: String, chance: Double)] = [("chat", 1), ("news", 0.8), ("weather", 0.5)]
@@ -28,46 +32,53 @@ struct HeavyUserSimulator {
         "messages", "calendar", "weather", "shop", "games",
     ]
 
-    /// The device's launches over the options' span.
-    /// - Complexity: O(days × heavyLaunchesPerDay).
-    func launches(rng: inout SplitMix64) -> [HabitLaunch] {
+    /// A device's simulator, drawing from `rng` day after day (``launches(day:)``).
+    init(options: HabitOptions, regularPickup: Bool = false, rng: SplitMix64) {
+        self.options = options
+        self.regularPickup = regularPickup
+        self.rng = rng
         var cumulative: [Double] = []
         var total = 0.0
         for rank in 1...Self.apps.count {
             total += 1 / Double(rank)
             cumulative.append(total)
         }
+        self.cumulative = cumulative
+    }
+
+    /// The device's launches on day `d` of the span (0 for the first), all inside that day;
+    /// call for each day in order.
+    /// - Complexity: O(heavyLaunchesPerDay).
+    mutating func launches(day d: Int) -> [HabitLaunch] {
         var out: [HabitLaunch] = []
-        for d in 0..<options.days {
-            let day = options.startDay + d
-            let wake: Double
-            if regularPickup {
-                let weekend = CivilDate.weekday(days: day) >= 5
-                wake = (weekend ? 9 * 3600 : 6.75 * 3600) + rng.normal() * 600
-                var t = wake
-                for step in Self.morningRoutine {
-                    let opened = rng.chance(step.chance)
-                    let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
-                    let pause = rng.uniform(5, 60)
-                    guard opened else { continue }
-                    out.append(HabitLaunch(day: day, second: LightUserSimulator.clamp(t), app: step.app, durationMs: duration))
-                    t += Double(duration) / 1000 + pause
-                }
-            } else {
-                wake = 7 * 3600 + rng.normal() * 1800
+        let day = options.startDay + d
+        let wake: Double
+        if regularPickup {
+            let weekend = CivilDate.weekday(days: day) >= 5
+            wake = (weekend ? 9 * 3600 : 6.75 * 3600) + rng.normal() * 600
+            var t = wake
+            for step in Self.morningRoutine {
+                let opened = rng.chance(step.chance)
+                let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                let pause = rng.uniform(5, 60)
+                guard opened else { continue }
+                out.append(HabitLaunch(day: day, second: LightUserSimulator.clamp(t), app: step.app, durationMs: duration))
+                t += Double(duration) / 1000 + pause
             }
-            let sleep = 23.5 * 3600 + rng.normal() * 1800
-            let sessions = rng.poisson(mean: options.heavyLaunchesPerDay / 4)
-            for _ in 0..<sessions {
-                var t = rng.uniform(wake, sleep)
-                let count = 1 + rng.geometric(mean: 3)
-                for _ in 0..<count where t < 86_400 {
-                    let app = Self.apps[rng.pick(cumulative: cumulative)]
-                    let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
-                    let second = LightUserSimulator.clamp(t)
-                    out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration))
-                    t += Double(duration) / 1000 + rng.uniform(5, 60)
-                }
+        } else {
+            wake = 7 * 3600 + rng.normal() * 1800
+        }
+        let sleep = 23.5 * 3600 + rng.normal() * 1800
+        let sessions = rng.poisson(mean: options.heavyLaunchesPerDay / 4)
+        for _ in 0..<sessions {
+            var t = rng.uniform(wake, sleep)
+            let count = 1 + rng.geometric(mean: 3)
+            for _ in 0..<count where t < 86_400 {
+                let app = Self.apps[rng.pick(cumulative: cumulative)]
+                let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                let second = LightUserSimulator.clamp(t)
+                out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration))
+                t += Double(duration) / 1000 + rng.uniform(5, 60)
             }
         }
         return out

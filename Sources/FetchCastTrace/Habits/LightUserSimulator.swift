@@ -18,52 +18,69 @@ struct LightUserSimulator {
     let options: HabitOptions
     /// The device's number within its archetype (1, 2, …).
     let device: Int
+    /// The device's generator: its draws come in the order the doc comment above gives.
+    private var rng: SplitMix64
+    /// The device's choice between alternative apps (0 or 1), drawn first.
+    private let variant: Int
+    /// The device's noise apps, drawn next.
+    private let noise: [String]
 
-    /// The device's launches over the options' span.
-    /// - Complexity: O(days × (windows + noise apps)).
-    func launches(rng: inout SplitMix64) -> [HabitLaunch] {
-        var out: [HabitLaunch] = []
+    /// A device's simulator: draws its variant and noise apps from `rng`, then each day's
+    /// launches, day after day (``launches(day:)``).
+    init(archetype: HabitArchetype, options: HabitOptions, device: Int, rng: SplitMix64) {
+        self.archetype = archetype
+        self.options = options
+        self.device = device
+        var rng = rng
         let exact = archetype.isExact
-        let variant = exact ? 0 : Int(rng.next() % 2)
+        variant = exact ? 0 : Int(rng.next() % 2)
         var noise: [String] = []
         if !exact {
             var pool = HabitOptions.noisePool
             for _ in 0..<options.noiseApps { noise.append(pool.remove(at: Int(rng.next() % UInt64(pool.count)))) }
         }
-        for d in 0..<options.days {
-            let day = options.startDay + d
-            let windows = archetype.windows(weekday: CivilDate.weekday(days: day), week: d / 7, device: device, variant: variant)
-            for w in windows {
-                if exact {
-                    out.append(HabitLaunch(day: day, second: w.minute * 60, app: w.app, durationMs: 60_000))
-                    continue
-                }
-                let present = rng.chance(w.presence ?? options.presence)
-                let jitter = rng.normal() * (w.jitterMinutes ?? options.jitterMinutes) * 60
-                let duration = Self.duration(&rng)
-                let reopen = rng.chance(options.reopenProbability)
-                let reopenAfter = rng.uniform(120, 600)
-                let reopenDuration = Self.duration(&rng)
-                guard present else { continue }
-                let second = Self.clamp(Double(w.minute * 60) + jitter)
-                out.append(HabitLaunch(day: day, second: second, app: w.app, durationMs: duration))
-                if reopen {
-                    let again = Self.clamp(Double(second) + Double(duration) / 1000 + reopenAfter)
-                    out.append(HabitLaunch(day: day, second: again, app: w.app, durationMs: reopenDuration))
-                }
+        self.noise = noise
+        self.rng = rng
+    }
+
+    /// The device's launches on day `d` of the span (0 for the first); call for each day in
+    /// order, as the generator's draws follow one another.
+    /// - Complexity: O(windows + noise apps).
+    mutating func launches(day d: Int) -> [HabitLaunch] {
+        var out: [HabitLaunch] = []
+        let exact = archetype.isExact
+        let day = options.startDay + d
+        let windows = archetype.windows(weekday: CivilDate.weekday(days: day), week: d / 7, device: device, variant: variant)
+        for w in windows {
+            if exact {
+                out.append(HabitLaunch(day: day, second: w.minute * 60, app: w.app, durationMs: 60_000))
+                continue
             }
-            if let anytime = archetype.anytimeLaunches {
-                for _ in 0..<anytime.perDay {
-                    let second = Self.clamp(rng.uniform(anytime.from, anytime.to))
-                    out.append(HabitLaunch(day: day, second: second, app: anytime.app, durationMs: Self.duration(&rng)))
-                }
+            let present = rng.chance(w.presence ?? options.presence)
+            let jitter = rng.normal() * (w.jitterMinutes ?? options.jitterMinutes) * 60
+            let duration = Self.duration(&rng)
+            let reopen = rng.chance(options.reopenProbability)
+            let reopenAfter = rng.uniform(120, 600)
+            let reopenDuration = Self.duration(&rng)
+            guard present else { continue }
+            let second = Self.clamp(Double(w.minute * 60) + jitter)
+            out.append(HabitLaunch(day: day, second: second, app: w.app, durationMs: duration))
+            if reopen {
+                let again = Self.clamp(Double(second) + Double(duration) / 1000 + reopenAfter)
+                out.append(HabitLaunch(day: day, second: again, app: w.app, durationMs: reopenDuration))
             }
-            for app in noise {
-                let happens = rng.chance(3.0 / 7)
-                let second = Self.clamp(rng.uniform(8 * 3600, 22 * 3600))
-                let duration = Self.duration(&rng)
-                if happens { out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration)) }
+        }
+        if let anytime = archetype.anytimeLaunches {
+            for _ in 0..<anytime.perDay {
+                let second = Self.clamp(rng.uniform(anytime.from, anytime.to))
+                out.append(HabitLaunch(day: day, second: second, app: anytime.app, durationMs: Self.duration(&rng)))
             }
+        }
+        for app in noise {
+            let happens = rng.chance(3.0 / 7)
+            let second = Self.clamp(rng.uniform(8 * 3600, 22 * 3600))
+            let duration = Self.duration(&rng)
+            if happens { out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration)) }
         }
         return out
     }

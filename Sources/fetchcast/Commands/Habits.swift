@@ -81,7 +81,7 @@ extension FetchCast.Habits {
             o.noiseApps = noiseApps
             o.reopenProbability = reopenProbability
             o.heavyLaunchesPerDay = heavyLaunchesPerDay
-            if let problem = o.problem ?? HabitTraceGenerator.sizeProblem(o) { throw ValidationError(problem + ".") }
+            if let problem = o.problem { throw ValidationError(problem + ".") }
             return o
         }
 
@@ -98,7 +98,7 @@ extension FetchCast.Habits {
             do {
                 let progress = ProgressLine(enabled: err.isTerminal)
                 defer { progress.clear() }
-                let report = { (done: Int, total: Int) in progress.update("habits generate: devices", done: done, of: total) }
+                let report = { (done: Int, total: Int) in progress.update("habits generate: days", done: done, of: total) }
                 if out.hasSuffix(".gz") {
                     var sink = try GzipSink(into: file)
                     summary = try HabitTraceGenerator.generate(options: options, to: &sink, progress: report)
