@@ -75,17 +75,12 @@ final class Spool: @unchecked Sendable {
 
     /// Creates an empty spool in `directory` (default `$TMPDIR` or `/tmp`).
     init(directory: String? = nil) throws(EvaluationError) {
-        var dir = directory ?? ""
-        if dir.isEmpty {
-            if let t = getenv("TMPDIR"), t.pointee != 0 { dir = String(cString: t) } else { dir = "/tmp" }
+        let dir = directory.flatMap { $0.isEmpty ? nil : $0 } ?? TemporaryPath.directory
+        do {
+            (fd, path) = try TemporaryPath.makeFile(in: dir, prefix: "fetchcast-spool-")
+        } catch {
+            throw .output(path: dir, reason: "cannot create the temporary spool file: \(error.reason) (set TMPDIR to a writable directory)")
         }
-        var template = Array("\(dir)/fetchcast-spool-XXXXXX".utf8CString)
-        let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard opened >= 0 else {
-            throw .output(path: dir, reason: "cannot create the temporary spool file: \(String(cString: strerror(errno))) (set TMPDIR to a writable directory)")
-        }
-        fd = opened
-        path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
         unlink(path)
     }
 

@@ -34,15 +34,12 @@ final class DetailFiles: @unchecked Sendable {
     private let scratchFailure = Mutex<EvaluationError?>(nil)
 
     init(directory parent: String?, plans: [ReplayPlan], scan: ScanResult, options: EvaluationOptions) throws(EvaluationError) {
-        var base = parent ?? ""
-        if base.isEmpty {
-            if let t = getenv("TMPDIR"), t.pointee != 0 { base = String(cString: t) } else { base = "/tmp" }
+        let base = parent.flatMap { $0.isEmpty ? nil : $0 } ?? TemporaryPath.directory
+        do {
+            directory = try TemporaryPath.makeDirectory(in: base, prefix: "fetchcast-detail-")
+        } catch {
+            throw .output(path: base, reason: "cannot create a scratch directory for --detail: \(error.reason) (set TMPDIR to a writable directory)")
         }
-        var template = Array("\(base)/fetchcast-detail-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .output(path: base, reason: "cannot create a scratch directory for --detail (set TMPDIR to a writable directory)")
-        }
-        directory = String(cString: made)
         self.plans = plans
         deviceNames = scan.devices.map(\.name)
         appNames = scan.appNames

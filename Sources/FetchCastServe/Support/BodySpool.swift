@@ -1,3 +1,4 @@
+import FetchCastTrace
 import Foundation
 import SystemPackage
 
@@ -25,12 +26,11 @@ final class BodySpool: @unchecked Sendable {
 
     /// Creates an empty file in `directory`, named after the store file `store`.
     init(directory: String, store: String) throws {
-        var template = Array((directory + "/" + Self.prefix(store: store) + "XXXXXX").utf8CString)
-        fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw Self.failure(errno, "cannot create a temporary file in \(directory) for the request body")
+        do {
+            (fd, path) = try TemporaryPath.makeFile(in: directory, prefix: Self.prefix(store: store))
+        } catch {
+            throw Self.failure(error.code, "cannot create a temporary file in \(directory) for the request body")
         }
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Removes the spools of `store` left in `directory` by a server that was killed (the

@@ -1,3 +1,4 @@
+import FetchCastTrace
 import Foundation
 
 #if canImport(Glibc)
@@ -32,11 +33,12 @@ package final class PrivateSpoolDirectory: @unchecked Sendable {  // `lock` only
 
     /// A new directory in `base` only this user can enter, locked by this process.
     package static func create(in base: String) throws -> PrivateSpoolDirectory {
-        var template = Array((base + "/" + prefix + "XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw Failure(description: "\(base): cannot create a directory to spool request bodies in (\(String(cString: strerror(errno)))); set TMPDIR to a writable directory")
+        let path: String
+        do {
+            path = try TemporaryPath.makeDirectory(in: base, prefix: prefix)
+        } catch {
+            throw Failure(description: "\(base): cannot create a directory to spool request bodies in (\(error.reason)); set TMPDIR to a writable directory")
         }
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let fd = open(path + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let message = String(cString: strerror(errno))

@@ -110,13 +110,12 @@ extension FetchCast {
             }
             var dir = workDir ?? ""
             if dir.isEmpty {
-                var base = "/tmp"
-                if let t = getenv("TMPDIR"), t.pointee != 0 { base = String(cString: t) }
-                var template = Array("\(base)/fetchcast-bench-XXXXXX".utf8CString)
-                guard let made = mkdtemp(&template) else {
-                    throw FetchCast.fail("cannot create a scratch directory under \(base) (set TMPDIR or pass --work-dir)")
+                let base = TemporaryPath.directory
+                do {
+                    dir = try TemporaryPath.makeDirectory(in: base, prefix: "fetchcast-bench-")
+                } catch {
+                    throw FetchCast.fail("cannot create a scratch directory under \(base): \(error.reason) (set TMPDIR or pass --work-dir)")
                 }
-                dir = String(cString: made)
             } else {
                 mkdir(dir, 0o755)
             }
