@@ -10,7 +10,7 @@ import Glibc
 
 @main
 struct FetchCast: AsyncParsableCommand {
-    static let version = "0.5.0"
+    static let version = "0.6.0"
 
     static let configuration = CommandConfiguration(
         commandName: "fetchcast",
