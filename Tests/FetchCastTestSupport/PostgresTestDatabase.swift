@@ -92,6 +92,7 @@ package struct PostgresTestDatabase: Sendable {
         }
     }
 
+    @discardableResult
     private static func withAdmin<T: Sendable>(
         _ location: PostgresLocation, _ body: (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {

@@ -52,7 +52,9 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
             closing = false
             closeAfterRequest = false
             let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenComplete { _ in context.close(mode: .output, promise: nil) }
+            // The future completes on the context's event loop, where the context may be used.
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.close(mode: .output, promise: nil) }
             if let promise { written.futureResult.cascade(to: promise) }
             context.writeAndFlush(data, promise: written)
         default:

@@ -65,7 +65,9 @@ final class HeadTooLargeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // Close only the output: a full close with the rest of a long head unread would make
         // the kernel reset the connection, and the client would lose the answer. The client
         // closes once it read the answer (or the idle timeout does).
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(mode: .output, promise: nil) }
+        // The future completes on the context's event loop, where the context may be used.
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(mode: .output, promise: nil) }
     }
 
     private static let urlBody = Array(
