@@ -35,21 +35,20 @@ extension PostgresEventLog {
         }
         let source = EventSource(reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
         let known = knownHash
+        // Stopped (its thread let go of the file) whenever the append fails before the end of the
+        // file: in the transaction, or before it (a connection lost as it begins).
+        var sourceEnded = false
         do {
             return try await transaction { c in
-                var sourceEnded = false
-                do {
-                    let result = try await self.append(
-                        from: source, sourceEnded: &sourceEnded, path: path, name: name, knownHash: known, size: size,
-                        options: options, started: started, on: c)
-                    return result
-                } catch {
-                    if !sourceEnded { source.cancel() }
-                    throw error
-                }
+                try await self.append(
+                    from: source, sourceEnded: &sourceEnded, path: path, name: name, knownHash: known, size: size,
+                    options: options, started: started, on: c)
             }
         } catch let duplicate as AlreadyIngested {
             return duplicate.result
+        } catch {
+            if !sourceEnded { source.cancel() }
+            throw error
         }
     }
 
