@@ -139,9 +139,7 @@ extension PostgresEventLog {
                 let chunk = encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: keep)
                 events += Int64(keep.map { $0.count { $0 } } ?? batch.events.count)
                 if chunk.readableBytes > 0 {
-                    try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
-                        try await writer.write(chunk)
-                    }
+                    try await copy(into: "event_log", columns: CopyText.eventColumns, on: c) { try await $0.send(chunk) }
                 }
                 progress(batch.bytesRead)
             }
@@ -150,12 +148,16 @@ extension PostgresEventLog {
             // One COPY for all of the file's events: the rows of a batch are sent while the
             // server still inserts those before (no round trip per batch), and the next batch is
             // parsed on the source's thread meanwhile. Names are stored after it, in the same
-            // transaction.
-            try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
-                while let batch = try nextBatch() {
-                    try await writer.write(encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: nil))
+            // transaction. (The COPY runs on the connection's event loop; the batches are taken
+            // and encoded off it.)
+            try await copy(into: "event_log", columns: CopyText.eventColumns, on: c) { rows in
+                while let chunk = try await rows.offLoop({ () throws -> ByteBuffer? in
+                    guard let batch = try nextBatch() else { return nil }
                     events += Int64(batch.events.count)
                     progress(batch.bytesRead)
+                    return encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: nil)
+                }) {
+                    try await rows.send(chunk)
                 }
             }
         }
@@ -176,8 +178,9 @@ extension PostgresEventLog {
         }
         if rows.readableBytes > 0 {
             let chunk = rows
-            try await c.copyFrom(table: "file_counts", columns: ["device_id", "file_id", "app_id", "kind", "n", "first_us", "last_us"],
-                                 logger: logger) { writer in try await writer.write(chunk) }
+            try await copy(into: "file_counts", columns: ["device_id", "file_id", "app_id", "kind", "n", "first_us", "last_us"], on: c) {
+                try await $0.send(chunk)
+            }
         }
         rows.clear()
         for row in aggregates.dayRows() {
@@ -185,9 +188,7 @@ extension PostgresEventLog {
         }
         if rows.readableBytes > 0 {
             let chunk = rows
-            try await c.copyFrom(table: "file_days", columns: ["device_id", "file_id", "day", "launches"], logger: logger) { writer in
-                try await writer.write(chunk)
-            }
+            try await copy(into: "file_days", columns: ["device_id", "file_id", "day", "launches"], on: c) { try await $0.send(chunk) }
         }
         if events == 0 && rejected == 0 && skipped == 0 && !options.recordsEmptyFiles {
             // Rolled back: nothing to record.
