@@ -279,9 +279,13 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
                 if let lo, let hi { spanMicros = (lo, hi) }
             }
             let deviceDays = try await self.scalar("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days) d", on: c)
-            return StoreStats(
+            var stats = StoreStats(
                 files: files, rejected: rejected, eventsByKind: byKind, devices: devices, apps: apps, spanMicros: spanMicros,
                 activeDeviceDays: deviceDays)
+            for try await user in try await c.query("SELECT current_user::text", logger: self.logger).decode(String.self) {
+                stats.connectedAs = user
+            }
+            return stats
         }
     }
 
