@@ -35,21 +35,20 @@ extension PostgresEventLog {
         }
         let source = EventSource(reader, batchSize: 16384, capacity: 4, collectRejects: options.skipInvalid)
         let known = knownHash
+        // Stopped (its thread let go of the file) whenever the append fails before the end of the
+        // file: in the transaction, or before it (a connection lost as it begins).
+        var sourceEnded = false
         do {
             return try await transaction { c in
-                var sourceEnded = false
-                do {
-                    let result = try await self.append(
-                        from: source, sourceEnded: &sourceEnded, path: path, name: name, knownHash: known, size: size,
-                        options: options, started: started, on: c)
-                    return result
-                } catch {
-                    if !sourceEnded { source.cancel() }
-                    throw error
-                }
+                try await self.append(
+                    from: source, sourceEnded: &sourceEnded, path: path, name: name, knownHash: known, size: size,
+                    options: options, started: started, on: c)
             }
         } catch let duplicate as AlreadyIngested {
             return duplicate.result
+        } catch {
+            if !sourceEnded { source.cancel() }
+            throw error
         }
     }
 
@@ -140,9 +139,7 @@ extension PostgresEventLog {
                 let chunk = encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: keep)
                 events += Int64(keep.map { $0.count { $0 } } ?? batch.events.count)
                 if chunk.readableBytes > 0 {
-                    try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
-                        try await writer.write(chunk)
-                    }
+                    try await copy(into: "event_log", columns: CopyText.eventColumns, on: c) { try await $0.send(chunk) }
                 }
                 progress(batch.bytesRead)
             }
@@ -151,12 +148,16 @@ extension PostgresEventLog {
             // One COPY for all of the file's events: the rows of a batch are sent while the
             // server still inserts those before (no round trip per batch), and the next batch is
             // parsed on the source's thread meanwhile. Names are stored after it, in the same
-            // transaction.
-            try await c.copyFrom(table: "event_log", columns: CopyText.eventColumns, logger: logger) { writer in
-                while let batch = try nextBatch() {
-                    try await writer.write(encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: nil))
+            // transaction. (The COPY runs on the connection's event loop; the batches are taken
+            // and encoded off it.)
+            try await copy(into: "event_log", columns: CopyText.eventColumns, on: c) { rows in
+                while let chunk = try await rows.offLoop({ () throws -> ByteBuffer? in
+                    guard let batch = try nextBatch() else { return nil }
                     events += Int64(batch.events.count)
                     progress(batch.bytesRead)
+                    return encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: nil)
+                }) {
+                    try await rows.send(chunk)
                 }
             }
         }
@@ -177,8 +178,9 @@ extension PostgresEventLog {
         }
         if rows.readableBytes > 0 {
             let chunk = rows
-            try await c.copyFrom(table: "file_counts", columns: ["device_id", "file_id", "app_id", "kind", "n", "first_us", "last_us"],
-                                 logger: logger) { writer in try await writer.write(chunk) }
+            try await copy(into: "file_counts", columns: ["device_id", "file_id", "app_id", "kind", "n", "first_us", "last_us"], on: c) {
+                try await $0.send(chunk)
+            }
         }
         rows.clear()
         for row in aggregates.dayRows() {
@@ -186,9 +188,7 @@ extension PostgresEventLog {
         }
         if rows.readableBytes > 0 {
             let chunk = rows
-            try await c.copyFrom(table: "file_days", columns: ["device_id", "file_id", "day", "launches"], logger: logger) { writer in
-                try await writer.write(chunk)
-            }
+            try await copy(into: "file_days", columns: ["device_id", "file_id", "day", "launches"], on: c) { try await $0.send(chunk) }
         }
         if events == 0 && rejected == 0 && skipped == 0 && !options.recordsEmptyFiles {
             // Rolled back: nothing to record.

@@ -34,6 +34,8 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     /// The connection and the state of its replacement.
     private struct Link: Sendable {
         var connection: PostgresConnection
+        /// What the connection's `COPY`s need to know of it.
+        var watch: ConnectionWatch
         /// A statement failed as the connection was lost (it may not look closed yet).
         var lost = false
         /// Failed attempts to connect again since the last success.
@@ -42,6 +44,16 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         var nextAttempt: ContinuousClock.Instant?
         /// Why the last attempt failed.
         var lastFailure = ""
+
+        init(connection: PostgresConnection) {
+            self.connection = connection
+            watch = ConnectionWatch(connection)
+        }
+    }
+
+    /// The watch of `c` while it is the connection in use; `nil` once it was replaced.
+    func watch(of c: PostgresConnection) -> ConnectionWatch? {
+        link.withLock { $0.connection === c ? $0.watch : nil }
     }
 
     /// The first wait after a failed attempt to connect again, doubled at each further failure
@@ -89,7 +101,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     /// Closes the lost connection (a connection asserts it was closed when freed), then opens
     /// another on its event loop.
     private func replacement() -> EventLoopFuture<PostgresConnection> {
-        let lost = connection
+        let lost = closing()
         let (configuration, logger) = (self.configuration, self.logger)
         return lost.close().recover { _ in }.flatMap {
             PostgresConnection.connect(on: lost.eventLoop, configuration: configuration, id: 1, logger: logger)
@@ -185,7 +197,15 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
 
     /// Closes the connection.
     public func close() async {
-        try? await connection.close()
+        try? await closing().close()
+    }
+
+    /// The connection, marked as about to be closed by this process: a `COPY` still on it
+    /// writes no more (``ConnectionWatch``).
+    func closing() -> PostgresConnection {
+        let (connection, watch) = link.withLock { ($0.connection, $0.watch) }
+        watch.requestClose()
+        return connection
     }
 
     // MARK: Schema
@@ -259,9 +279,13 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
                 if let lo, let hi { spanMicros = (lo, hi) }
             }
             let deviceDays = try await self.scalar("SELECT count(*) FROM (SELECT DISTINCT device_id, day FROM file_days) d", on: c)
-            return StoreStats(
+            var stats = StoreStats(
                 files: files, rejected: rejected, eventsByKind: byKind, devices: devices, apps: apps, spanMicros: spanMicros,
                 activeDeviceDays: deviceDays)
+            for try await user in try await c.query("SELECT current_user::text", logger: self.logger).decode(String.self) {
+                stats.connectedAs = user
+            }
+            return stats
         }
     }
 
@@ -363,10 +387,18 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         }
         do {
             let value = try await body(connection)
+            // (PostgresNIO would never answer a statement sent on a closed connection.)
+            if connection.isClosed {
+                throw StoreError(path: location, message: "the connection to the database was lost before COMMIT (nothing was stored); try again",
+                                 isUnavailable: true)
+            }
             try await connection.query("COMMIT", logger: logger)
             return value
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            // Not on a closed connection: once its close has completed (as a COPY that lost
+            // its connection waits for, CopyStream), PostgresNIO drops a query sent on it and
+            // never answers it.
+            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
             throw mapped(error)
         }
     }

@@ -7,10 +7,11 @@ extension PostgresModelStore: ServiceStore {
     /// transaction, durable at commit (the server's `synchronous_commit`). As every append to
     /// this engine, rows whose events the database already holds are added again.
     ///
-    /// A connection lost during the append's `COPY` can leave PostgresNIO's write waiting for
-    /// ever: once the connection has been closed for 2 s, the wait is given up and the ingest
-    /// fails as ``StoreError/isUnavailable`` (nothing was committed: the session is gone); the
-    /// abandoned task ends with the process.
+    /// A connection lost during the append's `COPY` ends the `COPY` once its close has completed
+    /// (``CopyStream``), and the append fails as ``StoreError/isUnavailable``, nothing committed.
+    /// A statement sent as the close completes is never answered (PostgresNIO drops it): once
+    /// the connection has been closed for 2 s, the wait is given up (its task cancelled) with
+    /// the same error.
     package func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult {
         let log = self.log
         let options = UncheckedOptions(value: options)

@@ -9,6 +9,7 @@ import FetchCastStore
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The model layer's store (``ModelStore``) in a PostgreSQL database: what `model`, `predict`
 /// and `export model|cousage|predictions` read and write there.
@@ -75,6 +76,7 @@ package final class PostgresModelStore: ModelStore {
 
     /// Closes the connection.
     package func close() {
+        let connection = log.closing()
         guard !connection.isClosed else { return }
         try? connection.close().wait()
     }
@@ -82,6 +84,7 @@ package final class PostgresModelStore: ModelStore {
     /// A store given up without ``close()`` (a service's pooled readers when the service ends)
     /// closes its connection, waiting for it unless on its event loop.
     deinit {
+        let connection = log.closing()
         if !connection.isClosed && !connection.eventLoop.inEventLoop { try? connection.close().wait() }
     }
 
@@ -510,14 +513,20 @@ enum Blocking {
         return try box.result!.get()
     }
 
-    /// ``wait(_:)``, given up (its task left to end on its own) once `isLost` has answered
-    /// `true` for `grace` on end: then `lost` is thrown.
+    /// ``wait(_:)``, given up once `isLost` has answered `true` for `grace` on end: then its
+    /// task is cancelled and `lost` is thrown.
+    ///
+    /// For a statement PostgreSQL will never answer: PostgresNIO (1.x) drops a statement sent on
+    /// a connection whose close has completed, and its task then waits for ever. Such a task
+    /// does nothing more (what it waits for is gone); one still running stops at its next
+    /// cancellation check, and a `COPY` of it never calls its writer on a closed connection
+    /// (``CopyStream``).
     static func wait<T: Sendable>(
         _ operation: @escaping @Sendable () async throws -> T, givingUpAfter grace: Double, of isLost: () -> Bool, throwing lost: () -> any Error
     ) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let box = Box<T>()
-        Task.detached {
+        let task = Task.detached {
             let result: Result<T, any Error>
             do { result = .success(try await operation()) } catch { result = .failure(error) }
             box.set(result)
@@ -531,7 +540,10 @@ enum Blocking {
             }
             let since = lostSince ?? .now()
             lostSince = since
-            if DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > UInt64(grace * 1e9) { throw lost() }
+            if DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > UInt64(grace * 1e9) {
+                task.cancel()
+                throw lost()
+            }
         }
         return try box.get()!.get()
     }
@@ -539,21 +551,9 @@ enum Blocking {
     /// The result, written by the task before it signals and read after the wait (under a
     /// lock: a wait given up may end while the task still runs).
     private final class Box<T>: @unchecked Sendable {
-        private let lock = NSLockLike()
+        private let lock = Mutex(())
         var result: Result<T, any Error>?
-        func set(_ r: Result<T, any Error>) { lock.locked { result = r } }
-        func get() -> Result<T, any Error>? { lock.locked { result } }
-    }
-
-    /// A pthread mutex.
-    private final class NSLockLike: @unchecked Sendable {
-        private var mutex = pthread_mutex_t()
-        init() { pthread_mutex_init(&mutex, nil) }
-        deinit { pthread_mutex_destroy(&mutex) }
-        func locked<R>(_ body: () -> R) -> R {
-            pthread_mutex_lock(&mutex)
-            defer { pthread_mutex_unlock(&mutex) }
-            return body()
-        }
+        func set(_ r: Result<T, any Error>) { lock.withLock { _ in result = r } }
+        func get() -> Result<T, any Error>? { lock.withLock { _ in result } }
     }
 }

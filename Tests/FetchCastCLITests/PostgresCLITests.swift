@@ -79,12 +79,26 @@ struct PostgresCLITests {
         let sqliteStats = try workspace.run(["stats", "--db", "fetchcast.sqlite"])
         let postgresStats = try workspace.run(["stats"], environment: ["FETCHCAST_DB": database.url])
         #expect(postgresStats.status == 0, "\(postgresStats.err)")
-        func withoutStoreRow(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.hasPrefix("store ") } }
-        #expect(withoutStoreRow(postgresStats.out) == withoutStoreRow(sqliteStats.out))
-        #expect(postgresStats.out.contains("store                             \(database.url)\n"), "\(postgresStats.out)")
+        func withoutStoreRows(_ text: String) -> [Substring] {
+            text.split(separator: "\n").filter { !$0.hasPrefix("store ") && !$0.hasPrefix("connected as ") }
+        }
+        #expect(withoutStoreRows(postgresStats.out) == withoutStoreRows(sqliteStats.out))
+        #expect(postgresStats.out.hasPrefix("store                             \(database.url)\n"), "\(postgresStats.out)")
         #expect(postgresStats.out.contains("events                            32890\n"))
+        // The user the server says the session runs as (issue 40 item 6), on the second row;
+        // none on SQLite.
+        let user = try await database.strings("SELECT current_user::text")
+        #expect(user.count == 1 && postgresStats.out.split(separator: "\n").dropFirst().first == "connected as                      \(user[0])",
+                "\(postgresStats.out)")
+        #expect(!sqliteStats.out.contains("connected as"))
         let statsJSON = try workspace.run(["stats", "--db", database.url, "--format", "json"])
-        #expect(statsJSON.out == (try workspace.run(["stats", "--db", "fetchcast.sqlite", "--format", "json"])).out)
+        let sqliteJSON = try workspace.run(["stats", "--db", "fetchcast.sqlite", "--format", "json"]).out
+        func object(_ text: String) throws -> [String: AnyHashable] {
+            try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: AnyHashable] ?? [:]
+        }
+        var postgresObject = try object(statsJSON.out)
+        #expect(postgresObject.removeValue(forKey: "connected_as") == user.first.map { AnyHashable($0) })
+        #expect(postgresObject == (try object(sqliteJSON)) && !sqliteJSON.contains("connected_as"), "\(statsJSON.out)")
         for format in ["table", "csv", "json"] {
             let sqlite = try workspace.run(["devices", "--db", "fetchcast.sqlite", "--format", format, "--top", "5"])
             let postgres = try workspace.run(["devices", "--db", database.url, "--format", format, "--top", "5"])

@@ -35,10 +35,12 @@ struct PostgresForgetCLITests {
         #expect(b.err == a.err, "\(note) \(arguments)")
     }
 
-    /// What a reader sees of a store: `stats` (without its `store` row), `devices` and `files`,
-    /// masked; compared between engines and before and after a refused `forget`.
+    /// What a reader sees of a store: `stats` (without its `store` and `connected as` rows),
+    /// `devices` and `files`, masked; compared between engines and before and after a refused
+    /// `forget`.
     static func readers(_ workspace: Workspace, _ db: String) throws -> [String] {
-        let stats = try workspace.run(["stats", "--db", db]).out.split(separator: "\n").filter { !$0.hasPrefix("store ") }
+        let stats = try workspace.run(["stats", "--db", db]).out.split(separator: "\n")
+            .filter { !$0.hasPrefix("store ") && !$0.hasPrefix("connected as ") }
         let files = try workspace.run(["files", "--db", db])
         let json = try workspace.run(["files", "--db", db, "--format", "json"]).jsonLines(FileLine.self)
             .map { var f = $0; f.ingestedAt = ""; return "\(f)" }

@@ -63,6 +63,8 @@ struct Snapshot: Equatable {
 
     init(_ log: any EventLogReader) async throws {
         stats = try await log.stats()
+        // Who the session runs as (PostgreSQL's only) is not what the log holds.
+        stats.connectedAs = nil
         devices = try await log.devices(top: 3)
         deviceNames = try await log.sortedDeviceNames()
         appNames = try await log.sortedAppNames()

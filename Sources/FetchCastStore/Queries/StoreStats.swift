@@ -31,9 +31,14 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var activeDeviceDays: Int64
     /// Launches per day with launches (0 when there are none).
     public var launchesPerDeviceDay: Double
+    /// The database user the session runs as (PostgreSQL's `current_user`: from the URL, else
+    /// `PGUSER`, else the system user); `nil` for an SQLite store, whose record is then what it
+    /// was before this existed.
+    public var connectedAs: String?
 
     enum CodingKeys: String, CodingKey {
         case schema, files, events, devices, apps, launches, fetches, publishes, states, rejected
+        case connectedAs = "connected_as"
         case firstEvent = "first_event"
         case lastEvent = "last_event"
         case activeDeviceDays = "active_device_days"

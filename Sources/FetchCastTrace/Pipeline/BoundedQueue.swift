@@ -15,6 +15,13 @@ package final class BoundedQueue<Item: Sendable>: Sendable {
         free = DispatchSemaphore(value: capacity)
     }
 
+    /// A queue freed with items in it (its consumer gone before the end) gives their places
+    /// back first: libdispatch stops the process when a semaphore is freed with a value below
+    /// the one it was created with ("Semaphore object deallocated while in use").
+    deinit {
+        for _ in 0..<items.withLock({ $0.count }) { free.signal() }
+    }
+
     /// Adds an item, waiting while the queue is full.
     package func put(_ item: Item) {
         free.wait()

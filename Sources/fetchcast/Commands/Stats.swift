@@ -49,6 +49,9 @@ extension FetchCast {
                     ("launches per day with launches", CSVField.fixed(stats.launchesPerDeviceDay, decimals: 1)),
                 ]
                 if let states = stats.states { rows.insert(("  states", String(states)), at: 6) }
+                // Who the server says the session is (the URL may name no user: PGUSER, or the
+                // system user, then).
+                if let user = stats.connectedAs { rows.insert(("connected as", user), at: 1) }
                 let width = rows.map(\.0.count).max() ?? 0
                 for (k, v) in rows {
                     print(k + String(repeating: " ", count: width - k.count + 2) + v, to: &out)
