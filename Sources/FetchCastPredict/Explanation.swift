@@ -67,16 +67,21 @@ enum Explanation {
     /// 30 min (p=0.31)"; with little history of its own, "devices like 19_F … (p=0.20; from
     /// other devices: 19_F has little history of com.whatsapp)".
     static func reason(for fetch: ScheduledFetch, device: String, model: DeviceModel, tau: Double, ownSessions: Double? = nil,
-                       habits: ConditionHabits = ConditionHabits(), name: (Int32) -> String) -> String {
+                       habits: ConditionHabits = ConditionHabits(), lentByOthers: Bool = true, name: (Int32) -> String) -> String {
         let app = name(fetch.app)
         let now = model.lastEventTime ?? fetch.time
         let ownSessions = ownSessions ?? Self.ownSessions(app: fetch.app, model: model, now: now)
-        // With little history of its own, the device's times come from other devices (the prior).
-        let fromOthers = ownSessions < ownHistorySessions
+        // With little history of its own, the device's times come from other devices (the
+        // prior), or, when no other device lent any (a store's only device), from a generic day.
+        let littleHistory = ownSessions < ownHistorySessions
+        let fromOthers = littleHistory && lentByOthers
         let who = fromOthers ? "devices like \(device)" : device
         let opens = Strength(fetch.launchProbability).opens(plural: fromOthers)
         var p = "p=" + fixed(fetch.launchProbability)
         if fromOthers { p += "; from other devices: \(device) has little history of \(app)" }
+        if littleHistory && !lentByOthers {
+            p += "; from a generic day: \(device) has little history of \(app), and no other device in the store has any to lend"
+        }
         var text: String
         switch fetch.reason {
         case .coUsage(let after, _):

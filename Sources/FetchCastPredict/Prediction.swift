@@ -148,6 +148,7 @@ extension Predictor {
         let deviceName = snapshot.deviceNames[device] ?? String(device)
         var out: [Prediction] = []
         var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
+        let lent = snapshot.prior(for: device).lendsOtherDevicesTimes
         for fetch in plan.prefix(count) {
             let own = ownSessions[fetch.app] ?? Explanation.ownSessions(app: fetch.app, model: model, now: model.lastEventTime ?? fetch.time)
             ownSessions[fetch.app] = own
@@ -158,7 +159,7 @@ extension Predictor {
                 fetchAtUnix: fetch.time, launchProbability: fetch.launchProbability,
                 newDataProbability: fetch.newDataProbability,
                 reason: Explanation.reason(for: fetch, device: deviceName, model: model,
-                                           tau: model.configuration.tau, ownSessions: own, habits: habits,
+                                           tau: model.configuration.tau, ownSessions: own, habits: habits, lentByOthers: lent,
                                            name: { snapshot.appNames[Int64($0)] ?? String($0) })))
         }
         return out

@@ -341,6 +341,30 @@ struct ModelRepositoryTests {
         #expect(plan.allSatisfy { $0.reason.hasPrefix("devices like newcomer ") && $0.reason.contains("from other devices: newcomer has little history of") })
     }
 
+    /// With one device in the store there are no other devices to lend their times (issue 40
+    /// item 20): a reason for an app with little history of its own says where its chance came
+    /// from, never "devices like …" or "from other devices".
+    @Test func aLoneDevicesReasonsDoNotCiteOtherDevices() throws {
+        let f = try RepositoryFixture()
+        try f.ingest(["2023-11-27T08:00:00+01:00,newcomer,mail,launch,,,"])
+        let at = Timestamp.parseArgument("2023-11-27T08:00:01+01:00")!
+        var request = PredictionRequest(device: "newcomer", at: at, count: 3, budget: 3)
+        request.apps = ["mail"]
+        let alone = try Predictor.predict(request, snapshot: try ModelRepository(store: f.store).refresh())
+        #expect(!alone.isEmpty, "nothing planned")
+        for p in alone {
+            #expect(!p.reason.contains("other devices:") && !p.reason.hasPrefix("devices like"), "\(p.reason)")
+            #expect(p.reason.contains("from a generic day: newcomer has little history of mail, and no other device in the store has any to lend"),
+                    "\(p.reason)")
+        }
+        // With other devices in the store, their times are lent, and the reason says so.
+        try f.ingest(habits(days: 0..<14))
+        let lent = try Predictor.predict(request, snapshot: try ModelRepository(store: f.store).refresh())
+        #expect(!lent.isEmpty && lent.allSatisfy {
+            $0.reason.hasPrefix("devices like newcomer ") && $0.reason.contains("from other devices: newcomer has little history of mail")
+        }, "\(lent)")
+    }
+
     @Test func unknownDeviceOrAppIsAClearError() throws {
         let f = try RepositoryFixture()
         try f.ingest(habits(days: 0..<3))

@@ -57,6 +57,13 @@ public struct DevicePrior: Sendable {
     var globalRates: [Double]
     var pairs = PairWeights()
 
+    /// Whether other devices lent this prior anything: their sessions of some app, or their
+    /// hours (else it is ``PopulationPrior/genericGlobal``, a shape no device measured: the
+    /// prior of a store's only device).
+    package var lendsOtherDevicesTimes: Bool {
+        !appRates.isEmpty || zip(globalRates, PopulationPrior.genericGlobal).contains { abs($0 - $1) > 1e-9 }
+    }
+
     /// Translates a prior to app ids.
     /// - Parameters:
     ///   - prior: The population prior.

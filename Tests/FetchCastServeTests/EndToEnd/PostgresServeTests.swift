@@ -289,9 +289,12 @@ struct PostgresServeTests {
         let spools = fa.directory + "/tmp"
         try FileManager.default.createDirectory(atPath: spools, withIntermediateDirectories: false)
         let spoolDirectories = { (try FileManager.default.contentsOfDirectory(atPath: spools)).filter { $0.hasPrefix("fetchcast-spool-") } }
-        var a = try Server(["--db", database.url, "--tokens", tokens], in: fa, environment: ["TMPDIR": spools])
-        let b = try Server(["--db", database.url, "--tokens", tokens], in: fb)
-        let sqlite = try Server(["--db", fc.database, "--tokens", tokens], in: fc)
+        // Answers are compared, not timed: a deadline a loaded machine cannot miss (a sweep on a
+        // debug build beside 600 devices' warm-up once took more than the default 10 s).
+        let slow = ["--request-deadline", "120"]
+        var a = try Server(["--db", database.url, "--tokens", tokens] + slow, in: fa, environment: ["TMPDIR": spools])
+        let b = try Server(["--db", database.url, "--tokens", tokens] + slow, in: fb)
+        let sqlite = try Server(["--db", fc.database, "--tokens", tokens] + slow, in: fc)
         let trace = ServeFixture.trace(devices: (0..<600).map { "k-\($0)" }, days: 14)
         let rows = trace.split(separator: "\n").count - 1
         let port = a.port
@@ -328,7 +331,7 @@ struct PostgresServeTests {
         // before the commit; a restarted one removes it, catches up and answers alike.
         let left = try spoolDirectories()
         #expect(left.count == 1)
-        a = try Server(["--db", database.url, "--tokens", tokens], in: fa, environment: ["TMPDIR": spools])
+        a = try Server(["--db", database.url, "--tokens", tokens] + slow, in: fa, environment: ["TMPDIR": spools])
         let now = try spoolDirectories()
         #expect(now.count == 1 && now != left, "the killed server's directory removed: \(left) then \(now)")
         try await expectSameAnswers([a], as: sqlite, devices: ["k-0", "k-17"], fewDevices: false)
