@@ -24,7 +24,10 @@ struct EvaluateOrderCLITests {
     @Test func theReadmeSaysEvaluateWantsTimeOrder() throws {
         // Tests/FetchCastCLITests/<this file> → the package root.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // The rule lives in docs/trace.md, which the README's trace format section points to.
+        let trace = try String(contentsOf: root.appendingPathComponent("docs/trace.md"), encoding: .utf8)
+        #expect(trace.contains("wants each device's rows in time order"))
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("wants each device's rows in time order"))
+        #expect(readme.contains("row order") && readme.contains("[docs/trace.md](docs/trace.md)"))
     }
 }
