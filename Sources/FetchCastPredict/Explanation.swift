@@ -94,6 +94,20 @@ enum Explanation {
             } else {
                 text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
             }
+        case .pickup:
+            // The counts the chance is the recency-weighted form of, as a person counts them.
+            if let w = model.pickupWindow(app: fetch.app, at: fetch.time) {
+                let kind = w.everyDay ? (w.observedDays == 1 ? "day" : "days")
+                    : w.weekend ? (w.observedDays == 1 ? "weekend day" : "weekend days") : (w.observedDays == 1 ? "weekday" : "weekdays")
+                let between = clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")
+                let by = clock(w.end - (w.end / 86_400).rounded(.down) * 86_400)
+                let first = "\(device) was first used after 2 h or more without a launch between \(between)"
+                let days = " on \(w.pickupDays) of the last \(w.observedDays) \(kind)"
+                let session = "; \(app) was opened in that first session by \(by) on \(w.appDays) of them"
+                text = first + days + session + " (p=\(fixed(fetch.launchProbability)))"
+            } else {
+                text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
+            }
         case .returnVisit:
             let since = model.lastLaunch(of: fetch.app).map { ", " + minutes(max(0, fetch.time - $0)) + " after its last use" } ?? ""
             text = "\(who) \(opens) \(app) again \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset))\(since) (\(p))"

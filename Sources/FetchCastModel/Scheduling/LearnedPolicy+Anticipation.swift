@@ -89,3 +89,48 @@ extension LearnedPolicy {
         }
     }
 }
+
+/// A device's pickup table and what it was made from (``DeviceModel/pickupTableKey``).
+struct PickupCache: Sendable {
+    var key: PickupTableKey
+    var table: PickupTable
+}
+
+extension LearnedPolicy {
+    /// The least recency-weighted share of the days of its kind on which the device was first
+    /// used after a silence in a window of the day for the scheduler to look at its start
+    /// (docs/model.md, "The pickup clock").
+    static let pickupLookMinimumShare = 0.2
+    /// The least value (the pickup clock's chance × new data × the outcome factor) at which a
+    /// look before a pickup fetches an app whatever the pacer's bar.
+    ///
+    /// 0.1, with ``pickupLookMinimumShare`` 0.2 and ``DeviceModel/pickupMinimumDays`` 3, chosen on
+    /// the development trace's training users (docs/model.md, "The pickup clock").
+    package static let pickupBar = 0.1
+
+    /// Schedules the look before the device's next predicted pickup after `after`: the start of
+    /// the next window of the day `(w, w + τ]` that held a pickup on at least
+    /// ``pickupLookMinimumShare`` of the recent days of its kind (and on at least
+    /// ``DeviceModel/pickupMinimumDays`` days), moved to the fullest window of the τ that follows,
+    /// no earlier than 2 h − τ after the device's last launch (a launch sooner is no pickup), at
+    /// most a week ahead and no later than ``SchedulerConfiguration/anticipationSilence`` after
+    /// its last event. Unless `force`d, a look already pending that is still possible is kept.
+    /// None when the scheduler does not anticipate.
+    mutating func schedulePickupLook(after: Double, force: Bool) {
+        guard configuration.anticipates, let lastAny = model.lastLaunchOfAnyApp else {
+            pickupLook = nil
+            return
+        }
+        let tau = model.configuration.tau
+        let earliest = max(after, lastAny + PickupLog.silence - tau)
+        if !force, let p = pickupLook, p > earliest { return }
+        let key = model.pickupTableKey
+        if pickupCache?.key != key {
+            pickupCache = PickupCache(key: key, table: model.pickupTable(minimumShare: Self.pickupLookMinimumShare))
+        }
+        let last = model.lastEventTime ?? after
+        let before = min(after + 7 * 86_400, last + configuration.anticipationSilence)
+        let offset = Double(model.lastOffset)
+        pickupLook = pickupCache!.table.next(after: earliest + offset, before: before + offset, tau: tau).map { $0 - offset }
+    }
+}

@@ -57,6 +57,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// battery, per app: the end of the window (``LearnedPolicy/deferCostlyLook(_:at:)``); the
     /// deferred look itself is in ``anticipations``.
     var deferredLooks: [Int32: Double] = [:]
+    /// The next look before the device's predicted first use after a silence (the pickup clock,
+    /// ``LearnedPolicy/schedulePickupLook(after:force:)``).
+    var pickupLook: Double?
+    /// The pickup table of the model as it was last asked (derived from the model alone, so
+    /// never saved: a restored policy makes the same table again).
+    var pickupCache: PickupCache?
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -124,7 +130,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         pacer = BudgetPacer(memory: configuration.pacingMemory)
         calibration = ValueCalibration(tau: model.configuration.tau, outcomeFloor: configuration.minimumValue)
         // A model with history already has habits to look ahead of.
-        if let last = model.lastEventTime { for app in apps { anticipate(app, after: last, now: last) } }
+        if let last = model.lastEventTime {
+            for app in apps { anticipate(app, after: last, now: last) }
+            schedulePickupLook(after: last, force: true)
+        }
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
@@ -145,6 +154,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
         for (_, a) in anticipations { next = min(next ?? a, a) }
+        if let p = pickupLook { next = min(next ?? p, p) }
         if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
         return next
     }
@@ -162,6 +172,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         for (_, r) in retries where r.at.isFinite { looks.append(r.at) }
         looks += expiries.values
         looks += anticipations.values
+        if let pickupLook { looks.append(pickupLook) }
         return Array(Set(looks)).sorted()
     }
 
@@ -176,6 +187,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             }
         }
         var sessionStart = false
+        // Whether this launch ends a silence of the device long enough to be a pickup.
+        let pickup = event.kind == .launch && model.lastLaunchOfAnyApp.map { event.time - $0 >= PickupLog.silence } ?? true
         if event.kind == .launch, apps.contains(event.app) {
             let previous = model.lastLaunch(of: event.app) ?? -.infinity
             sessionStart = event.time - previous > model.configuration.tau
@@ -186,6 +199,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let t = event.time
         // A session of the app: its habit has one more day, and today's window is behind it.
         if sessionStart { anticipate(event.app, after: t, now: t) }
+        // The device is in use: the next pickup comes after its next silence.
+        schedulePickupLook(after: t, force: pickup)
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
@@ -244,14 +259,15 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
 
     /// The value of fetching `app` at `t`: ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``,
     /// the valuation plans use too.
-    mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?) -> FetchValuation {
+    /// `pickupClock`: at a look before a pickup, where the pickup clock values the fetch too.
+    mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?, pickupClock: Bool = false) -> FetchValuation {
         var refreshed = model.lastRefresh(of: app)
         if let assumed = assumedRefreshes[app], assumed > refreshed ?? -.infinity { refreshed = assumed }
         // Fresh through the whole window: worth nothing (and no estimate is needed).
         if let refreshed, refreshed >= t { return .worthless }
         return model.fetchValue(
             app: app, at: t, now: t, refreshed: refreshed, trigger: trigger, prior: prior,
-            liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
+            liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t), pickupClock: pickupClock)
     }
 
     public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
@@ -375,7 +391,13 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// One look at `t`: the apps weighed (those the constraints allow under the conditions
     /// known), and the fetches made of them.
     private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
-        if !anticipations.isEmpty, !lookAhead(at: t) { return }
+        // A look before a pickup is always a look; the next one comes after this one's τ. When
+        // nothing else is due it fetches no app whose cache is still fresh but for the pickup.
+        let pickupDue = pickupLook.map { $0 <= t } ?? false
+        let pickupOnly = pickupDue && !((pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
+            || retries.values.contains { $0.at <= t } || expiries.values.contains { $0 <= t } || anticipations.values.contains { $0 <= t })
+        if pickupDue { schedulePickupLook(after: t + model.configuration.tau, force: true) }
+        if !anticipations.isEmpty, !lookAhead(at: t), !pickupDue { return }
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -398,7 +420,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
                 continue
             }
-            var v = value(of: app, at: t, trigger: trigger)
+            var v = value(of: app, at: t, trigger: trigger, pickupClock: pickupDue)
             let reacting = trigger?.applies(to: app, at: t) == true
             calibration.weighed(app, value: v.value, at: t, reacting: reacting)
             v.value = min(1, v.value * calibration.factor(app))
@@ -421,36 +443,66 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         // network on battery, once the device's outcomes are known, the wakeup is priced in
         // sessions made fresh instead (`cellularWakeupCost`), and so are its joins.
         var leadBar = bar
+        var pickupLeadBar = Self.pickupBar
         var cellularWakeup: Int?
         if let conditions {
             habits.advance(to: t)
-            leadBar = max(configuration.minimumValue, bar * configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset))
+            let factor = configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset)
+            leadBar = max(configuration.minimumValue, bar * factor)
+            pickupLeadBar = max(configuration.minimumValue, Self.pickupBar * factor)
             if !conditions.isCharging, !conditions.isUnmetered, remaining > 0 {
                 cellularWakeup = cellularWakeupSize(candidates, bar: bar)
             }
         }
         var taken = 0
         var lead: Int32?
-        for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
+        // At a look before a pickup, the apps the pickup clock values at the pickup bar or more
+        // are fetched in that wakeup whatever the pacer's bar (which the reactive looks of a
+        // heavy user set high): the indices of the candidates taken.
+        var takenIndices: [Int] = []
+        for (i, c) in candidates.enumerated() where remaining > 0 && fetchesToday < configuration.dailyCap {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
+            var forPickup = false
+            if pickupOnly, !c.reason.isPickup {
+                // Not for an app whose cache is still fresh (a look ahead of its habit fetched it):
+                // the pickup's look adds no second fetch to a habit's window.
+                var refreshed = model.lastRefresh(of: c.app) ?? -.infinity
+                if let assumed = assumedRefreshes[c.app] { refreshed = max(refreshed, assumed) }
+                guard t - refreshed >= model.configuration.tau else { continue }
+            }
             if let cellularWakeup {
                 guard taken < cellularWakeup else { break }
-            } else {
-                guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
+            } else if !(c.value >= (lead == nil ? leadBar : bar) || joins) {
+                guard pickupDue else { break }
+                // Scaled by the conditions as the lead's bar is (a wakeup on cellular on battery
+                // must be worth more).
+                guard c.reason.isPickup, c.value >= (lead == nil ? pickupLeadBar : Self.pickupBar) else { continue }
+                forPickup = true
             }
-            fetches.append(PlannedFetch(app: c.app, reason: lead.map { c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
+            fetches.append(PlannedFetch(
+                app: c.app, reason: forPickup ? c.reason : lead.map { c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
             // A following policy counts the fetches it is told of, not what it would fetch.
             if mode == .live {
                 lastFetch[c.app] = t
                 fetchesToday += 1
             }
             taken += 1
+            takenIndices.append(i)
             if lead == nil { lead = c.app }
         }
         guard reporting else { return }
         for (i, c) in candidates.enumerated() {
             considered.append(ConsideredFetch(
-                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar, fetched: i < taken))
+                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar,
+                fetched: takenIndices.contains(i)))
         }
+    }
+}
+
+extension FetchReason {
+    /// Whether the pickup clock carried the fetch.
+    var isPickup: Bool {
+        if case .pickup = self { return true }
+        return false
     }
 }
