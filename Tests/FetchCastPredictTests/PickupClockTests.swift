@@ -79,6 +79,22 @@ struct PickupClockTests {
         #expect(p > 0.5 && p < 0.75, "\(p)")
     }
 
+    @Test func aSavedSchedulerKeepsItsLookBeforeThePickup() throws {
+        var policy = Self.follower(Self.heavyUser())
+        // Past the first look (07:45 of the fifth Monday): the next one is pending.
+        let look = Self.monday + 28 * 86_400 + 7.75 * 3600
+        policy.advance(through: look)
+        let pending = try #require(policy.pickupLook)
+        #expect(pending > look)
+        let restored = try LearnedPolicy(restoring: try policy.savedState())
+        #expect(restored.pickupLook == pending)
+        #expect(restored.plan(from: look + 60) == policy.plan(from: look + 60))
+        // A state of the format before the pickup clock (6) is refused, not misread.
+        var old = try policy.savedState()
+        old[4] = 6
+        #expect(throws: (any Error).self) { try LearnedPolicy(restoring: old) }
+    }
+
     @Test func theLivePolicyMakesTheFirstPickupFresh() {
         // Replayed live for two more weeks of the same days: the 07:50 pickups' first session
         // (com.whatsapp at 07:55) finds a fetch made in the 30 min before it.
