@@ -95,16 +95,15 @@ enum Explanation {
                 text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
             }
         case .pickup:
-            // The counts the chance is the recency-weighted form of, as a person counts them.
-            if let w = model.pickupWindow(app: fetch.app, at: fetch.time) {
+            // The counts the chance is the recency-weighted form of, as a person counts them: the
+            // days still silent at the look's time of day, those first used by the window's end,
+            // and those first used with the app.
+            if let w = model.pickupWindow(app: fetch.app, at: fetch.time), w.appDays > 0 {
                 let kind = w.everyDay ? (w.observedDays == 1 ? "day" : "days")
                     : w.weekend ? (w.observedDays == 1 ? "weekend day" : "weekend days") : (w.observedDays == 1 ? "weekday" : "weekdays")
-                let between = clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")
-                let by = clock(w.end - (w.end / 86_400).rounded(.down) * 86_400)
-                let first = "\(device) was first used after 2 h or more without a launch between \(between)"
-                let days = " on \(w.pickupDays) of the last \(w.observedDays) \(kind)"
-                let session = "; \(app) was opened in that first session by \(by) on \(w.appDays) of them"
-                text = first + days + session + " (p=\(fixed(fetch.launchProbability)))"
+                func local(_ x: Double) -> String { clock(x - (x / 86_400).rounded(.down) * 86_400) }
+                text = "\(device) was first used by \(local(w.end)) on \(w.pickupDays) of the \(w.observedDays) \(kind) it was still silent at "
+                    + "\(local(w.start)), with \(app) on \(w.appDays) of them (p=\(fixed(fetch.launchProbability)))"
             } else {
                 text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
             }

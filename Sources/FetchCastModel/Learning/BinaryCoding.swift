@@ -285,11 +285,12 @@ extension HabitLog {
 }
 
 extension PickupLog {
-    /// Writes the log: each pickup's local time and first-session apps, oldest first.
+    /// Writes the log: each pickup's local time, silence before it and first-session apps, oldest first.
     func write(to w: inout BinaryWriter) {
         w.int(pickups.count)
         for p in pickups {
             w.double(p.local)
+            w.double(p.silence)
             w.int(p.apps.count)
             for (app, after) in zip(p.apps, p.after) { w.int32(app); w.double(after) }
         }
@@ -299,10 +300,10 @@ extension PickupLog {
     init(reading r: inout BinaryReader) throws {
         self.init()
         for _ in 0..<(try r.count()) {
-            let local = try r.double()
+            let local = try r.double(), silence = try r.double()
             var apps: [Int32] = [], after: [Double] = []
             for _ in 0..<(try r.count()) { apps.append(try r.int32()); after.append(try r.double()) }
-            pickups.append(Pickup(local: local, apps: apps, after: after))
+            pickups.append(Pickup(local: local, silence: silence, apps: apps, after: after))
         }
     }
 }

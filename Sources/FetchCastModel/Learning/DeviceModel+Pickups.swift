@@ -2,75 +2,59 @@ import FetchCastCore
 import Foundation
 
 extension DeviceModel {
-    /// The fewest pickups in a window of the day, on days of its kind, for the pickup clock to
-    /// speak of it (valuing a fetch, or placing a look before it).
+    /// The fewest days at risk (still silent at a window's start) of a window's kind for the
+    /// pickup clock to speak of it; a kind with fewer days first used in the window than this
+    /// borrows the days of either kind.
     static let pickupMinimumDays = 3
-    /// The fewest of those days whose first session opened the app, for the pickup clock to
-    /// value the app's fetch: a reason never cites fewer.
+    /// The fewest of those days first used in the window with a launch of the app, for the
+    /// pickup clock to value the app's fetch: a reason never cites fewer.
     static let pickupMinimumAppDays = 2
 
     /// What the pickup clock says of `app` in the window `(t, t + τ]` of the device's local day
-    /// (``PickupLog/window(app:start:tau:days:lastLocal:halfLifeDays:)``): on how many of the
-    /// recent days of the same kind the device was first used after a silence of 2 h or more in
-    /// that window, and on how many of those `app` was opened in that first session; `nil`
-    /// before any day of the kind.
-    /// - Complexity: O(``PickupLog/capacity`` + ``HabitLog/dayCapacity``).
-    /// A window whose kind of day holds a pickup on fewer than ``pickupMinimumDays`` days is
+    /// (``PickupLog/window(app:start:tau:halfLifeDays:everyDay:)``): of the recent days of the
+    /// same kind on which the device was still silent at `t`'s time of day (in a silence its next
+    /// launch would end as a pickup), on how many it was first used by `t + τ`, and on how many
+    /// of those with a launch of `app`; `nil` when no such day is known.
+    /// A window whose kind holds fewer than ``pickupMinimumDays`` days first used in it is
     /// counted over the days of either kind (``PickupWindow/everyDay``): a thin weekend history
-    /// borrows the weekdays' pickups, as the looks' table does.
+    /// borrows the weekdays'.
+    /// - Complexity: O(``PickupLog/capacity`` + the days its silences span).
     public func pickupWindow(app: Int32, at t: Double) -> PickupWindow? {
         let start = t + Double(lastOffset)
-        let own = pickupLog.window(
-            app: app, start: start, tau: configuration.tau, days: habitLog.days, lastLocal: habitLog.lastLocal,
-            halfLifeDays: configuration.halfLifeDays)
+        let tau = configuration.tau, halfLife = configuration.halfLifeDays
+        let own = pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife)
         guard (own?.pickupDays ?? 0) < Self.pickupMinimumDays else { return own }
-        return pickupLog.window(
-            app: app, start: start, tau: configuration.tau, days: habitLog.days, lastLocal: habitLog.lastLocal,
-            halfLifeDays: configuration.halfLifeDays, everyDay: true) ?? own
+        return pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife, everyDay: true) ?? own
     }
 
-    /// The chance that the device's first use after a silence falls in `(t, t + τ]` and opens
-    /// `app` in that first session: the recency-weighted share of the recent days of the
-    /// window's kind on which it did (``PickupWindow/share``). `nil` — the pickup clock does not
-    /// speak — unless a launch in the window would end a silence of at least
-    /// ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h), the device has
-    /// ``ModelConfiguration/habitMinimumObservedDays`` days of use, and the window held a pickup
-    /// on at least ``pickupMinimumDays`` days of its kind, with the app in its first session on
-    /// at least ``pickupMinimumAppDays`` of them.
+    /// Whether the pickup clock may speak at `t`: a launch in `(t, t + τ]` would end a silence of
+    /// the device of at least ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h),
+    /// and the device has ``ModelConfiguration/habitMinimumObservedDays`` days of use and
+    /// ``pickupMinimumDays`` pickups.
+    func pickupClockSpeaks(at t: Double) -> Bool {
+        guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence else { return false }
+        return habitLog.days.count >= configuration.habitMinimumObservedDays && pickupLog.pickups.count >= Self.pickupMinimumDays
+    }
+
+    /// The chance that the device, silent since its last launch, is first used in `(t, t + τ]`
+    /// with a launch of `app`: the recency-weighted share of the
+    /// recent days at risk of the window's kind on which it did (``PickupWindow/share``). `nil`
+    /// — the pickup clock does not speak — for an app whose own habit clock speaks (opened at most
+    /// ``ModelConfiguration/habitMaximumDailySessions`` times a day: its looks ahead of habits
+    /// cover it, ``HabitLog/speaks(app:minimumObservedDays:maximumDailySessions:)``), and unless ``pickupClockSpeaks(at:)``, at least
+    /// ``pickupMinimumDays`` days are at risk, and the device was first used in the window with
+    /// the app on at least ``pickupMinimumAppDays`` of them.
     func pickupChance(app: Int32, at t: Double) -> Double? {
-        guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence,
-              habitLog.days.count >= configuration.habitMinimumObservedDays,
+        guard pickupClockSpeaks(at: t),
+              !habitLog.speaks(
+                app: app, minimumObservedDays: configuration.habitMinimumObservedDays,
+                maximumDailySessions: configuration.habitMaximumDailySessions),
               let w = pickupWindow(app: app, at: t),
-              w.pickupDays >= Self.pickupMinimumDays, w.appDays >= Self.pickupMinimumAppDays
+              w.observedDays >= Self.pickupMinimumDays, w.appDays >= Self.pickupMinimumAppDays
         else { return nil }
         return w.share
     }
 
-    /// Where the device's pickups fall by time of day, for placing looks before them
-    /// (``PickupLog/table(days:tau:halfLifeDays:minimumShare:minimumDays:step:)``).
-    func pickupTable(minimumShare: Double) -> PickupTable {
-        pickupLog.table(
-            days: habitLog.days.count >= configuration.habitMinimumObservedDays ? habitLog.days : [], tau: configuration.tau,
-            halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: Self.pickupMinimumDays, step: 300)
-    }
-
-    /// What ``pickupTable(minimumShare:)`` depends on, besides the constants: a table made for
-    /// an equal key is the same.
-    var pickupTableKey: PickupTableKey {
-        PickupTableKey(
-            pickups: pickupLog.pickups.count, lastPickup: pickupLog.pickups.last?.local, days: habitLog.days.count,
-            firstDay: habitLog.days.first, lastDay: habitLog.days.last)
-    }
-
     /// The device's latest launch of any app.
     var lastLaunchOfAnyApp: Double? { lastLaunchAny }
-}
-
-/// What a device's pickup table depends on (``DeviceModel/pickupTableKey``).
-struct PickupTableKey: Sendable, Hashable {
-    var pickups: Int
-    var lastPickup: Double?
-    var days: Int
-    var firstDay: Int32?
-    var lastDay: Int32?
 }

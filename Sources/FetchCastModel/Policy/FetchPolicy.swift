@@ -40,9 +40,9 @@ public enum FetchReason: Sendable, Hashable {
     /// Ahead of a habit: the app was opened in this window of the day on most recent days of
     /// the same kind (``DeviceModel/habitDays(app:at:)``).
     case habit(probability: Double)
-    /// Ahead of the device's first use after a silence: the device was first used after 2 h or
-    /// more without a launch in this window of the day on recent days of the same kind, and the
-    /// app was opened in that first session (``DeviceModel/pickupWindow(app:at:)``).
+    /// Ahead of the device's first use after a silence: on recent days of the same kind still
+    /// silent at this time of day, the device was often first used within τ, with a launch of
+    /// the app (``DeviceModel/pickupWindow(app:at:)``).
     case pickup(probability: Double)
     /// Right after a launch of another app that is often followed by this one.
     case coUsage(after: Int32, probability: Double)

@@ -51,10 +51,7 @@ extension DeviceModel {
     /// hour-of-week rate scaled by the app's activity after its present silence
     /// (``AppOutlook/activity``); for an app never launched, the hour-of-week rate alone. When the
     /// app has not been opened for ``ModelConfiguration/habitIdleHours``, its habit's chance
-    /// (``habitChance(_:at:base:)``, which starts from that chance) replaces it once its log covers enough days.
-    /// At a look before a pickup (`pickupClock`), without a trigger or a habit, where the pickup clock gives more (``pickupChance(app:at:)``:
-    /// the device's first use after a silence in the window, with the app in that first session),
-    /// that chance replaces the one before. The uncovered share is the part of `(t, t + τ]` that a
+    /// (``habitChance(_:at:base:)``, which starts from that chance) replaces it once its log covers enough days. The uncovered share is the part of `(t, t + τ]` that a
     /// refresh at `refreshed` does not already keep fresh.
     ///
     /// - Parameters:
@@ -62,15 +59,15 @@ extension DeviceModel {
     /// - Complexity: O(gap bins) plus O(1) hour slots.
     func fetchValue(
         app: Int32, at t: Double, now: Double, refreshed: Double?, trigger: FetchTrigger?, prior: DevicePrior,
-        liftWeight: Double, averageRate: Double? = nil, pickupClock: Bool = false
+        liftWeight: Double, averageRate: Double? = nil
     ) -> FetchValuation {
         fetchValue(outlook(app: app, now: now, prior: prior, averageRate: averageRate), at: t, refreshed: refreshed,
-                   newData: nil, trigger: trigger, prior: prior, liftWeight: liftWeight, pickupClock: pickupClock)
+                   newData: nil, trigger: trigger, prior: prior, liftWeight: liftWeight)
     }
 
     func fetchValue(
         _ o: AppOutlook, at t: Double, refreshed: Double?, newData: Double?, trigger: FetchTrigger?, prior: DevicePrior,
-        liftWeight: Double, pickupClock: Bool = false
+        liftWeight: Double
     ) -> FetchValuation {
         let tau = configuration.tau
         let coveredUntil = (refreshed ?? -.infinity) + tau
@@ -90,11 +87,6 @@ extension DeviceModel {
             // A habit says more than the gaps and the hours when the app has been idle a while.
             session = habit
             reason = .habit(probability: habit)
-        } else if pickupClock, let pickup = pickupChance(app: o.app, at: t), pickup > session {
-            // The device's first use after a silence, and the app in its first session: a
-            // device-wide clock for the apps whose own habit does not speak (opened at all hours).
-            session = pickup
-            reason = .pickup(probability: pickup)
         }
         let fresh = newData ?? newDataProbability(app: o.app, at: t, since: refreshed, now: o.now)
         return FetchValuation(value: session * fresh * uncovered, launchProbability: session, newDataProbability: fresh, reason: reason)

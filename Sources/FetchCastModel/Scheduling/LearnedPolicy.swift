@@ -57,12 +57,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// battery, per app: the end of the window (``LearnedPolicy/deferCostlyLook(_:at:)``); the
     /// deferred look itself is in ``anticipations``.
     var deferredLooks: [Int32: Double] = [:]
-    /// The next look before the device's predicted first use after a silence (the pickup clock,
-    /// ``LearnedPolicy/schedulePickupLook(after:force:)``).
+    /// The next look before the device's first use after its present silence (the pickup
+    /// clock, ``LearnedPolicy/lookBeforePickup(at:into:considered:reporting:)``).
     var pickupLook: Double?
-    /// The pickup table of the model as it was last asked (derived from the model alone, so
-    /// never saved: a restored policy makes the same table again).
-    var pickupCache: PickupCache?
+    /// The instant of the latest look before a pickup: a fetch made then sets no look for its
+    /// cache going stale (the next look before the pickup comes then).
+    var lastPickupLook: Double?
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -132,7 +132,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         // A model with history already has habits to look ahead of.
         if let last = model.lastEventTime {
             for app in apps { anticipate(app, after: last, now: last) }
-            schedulePickupLook(after: last, force: true)
+            schedulePickupLook(now: last)
         }
     }
 
@@ -187,8 +187,6 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
             }
         }
         var sessionStart = false
-        // Whether this launch ends a silence of the device long enough to be a pickup.
-        let pickup = event.kind == .launch && model.lastLaunchOfAnyApp.map { event.time - $0 >= PickupLog.silence } ?? true
         if event.kind == .launch, apps.contains(event.app) {
             let previous = model.lastLaunch(of: event.app) ?? -.infinity
             sessionStart = event.time - previous > model.configuration.tau
@@ -200,7 +198,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         // A session of the app: its habit has one more day, and today's window is behind it.
         if sessionStart { anticipate(event.app, after: t, now: t) }
         // The device is in use: the next pickup comes after its next silence.
-        schedulePickupLook(after: t, force: pickup)
+        schedulePickupLook(now: t)
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
@@ -245,7 +243,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         } else {
             model.noteRefresh(app: app, at: time)
             retries[app] = nil
-            expiries[app] = time + model.configuration.tau
+            // A fetch at a look before a pickup: the next such look comes when its cache goes stale.
+            if time != lastPickupLook { expiries[app] = time + model.configuration.tau }
         }
     }
 
@@ -259,15 +258,14 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
 
     /// The value of fetching `app` at `t`: ``DeviceModel/fetchValue(app:at:now:refreshed:trigger:prior:liftWeight:averageRate:)``,
     /// the valuation plans use too.
-    /// `pickupClock`: at a look before a pickup, where the pickup clock values the fetch too.
-    mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?, pickupClock: Bool = false) -> FetchValuation {
+    mutating func value(of app: Int32, at t: Double, trigger: FetchTrigger?) -> FetchValuation {
         var refreshed = model.lastRefresh(of: app)
         if let assumed = assumedRefreshes[app], assumed > refreshed ?? -.infinity { refreshed = assumed }
         // Fresh through the whole window: worth nothing (and no estimate is needed).
         if let refreshed, refreshed >= t { return .worthless }
         return model.fetchValue(
             app: app, at: t, now: t, refreshed: refreshed, trigger: trigger, prior: prior,
-            liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t), pickupClock: pickupClock)
+            liftWeight: configuration.coUsageLiftWeight, averageRate: averageRate(of: app, at: t))
     }
 
     public mutating func wake(at t: Double, into fetches: inout [PlannedFetch]) {
@@ -318,7 +316,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 // Assumed made: the cache is fresh from here, looked at again when it goes stale.
                 forward.assumedRefreshes[f.app] = t
                 forward.retries[f.app] = nil
-                forward.expiries[f.app] = t + tau
+                if t != forward.lastPickupLook { forward.expiries[f.app] = t + tau }
             }
         }
         return plan
@@ -342,7 +340,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    private mutating func enterDay(at t: Double) {
+    mutating func enterDay(at t: Double) {
         let today = LocalTime.day(time: t, utcOffsetSeconds: model.lastOffset)
         if day != today {
             day = today
@@ -372,7 +370,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// its share of the cost (``SchedulerConfiguration/cellularJoinCostShare``), up to the day's
     /// cap; none unless their chances, each less that of a fetch at the bar, add up to the cost.
     /// `nil` without a cost or before the device's outcomes are known (the bar factor decides).
-    private func cellularWakeupSize(_ candidates: [Candidate], bar: Double) -> Int? {
+    func cellularWakeupSize(_ candidates: [Candidate], bar: Double) -> Int? {
         guard let cost = configuration.cellularWakeupCost, let price = calibration.outcome(of: bar),
               let joinPrice = calibration.outcome(of: bar * configuration.coalesceFraction) else { return nil }
         var gain = 0.0
@@ -391,13 +389,19 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// One look at `t`: the apps weighed (those the constraints allow under the conditions
     /// known), and the fetches made of them.
     private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
-        // A look before a pickup is always a look; the next one comes after this one's τ. When
-        // nothing else is due it fetches no app whose cache is still fresh but for the pickup.
-        let pickupDue = pickupLook.map { $0 <= t } ?? false
-        let pickupOnly = pickupDue && !((pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
-            || retries.values.contains { $0.at <= t } || expiries.values.contains { $0 <= t } || anticipations.values.contains { $0 <= t })
-        if pickupDue { schedulePickupLook(after: t + model.configuration.tau, force: true) }
-        if !anticipations.isEmpty, !lookAhead(at: t), !pickupDue { return }
+        // The apps a look before a pickup at this instant fetched: not weighed again (a following
+        // policy, told of those fetches only after this instant, weighs what the live one does).
+        var pickupTaken: [Int32] = []
+        if let p = pickupLook, p <= t {
+            // A look before a pickup weighs only the pickup clock's fetches; the other looks due
+            // at the same instant follow as they would without it.
+            let othersDue = (pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
+                || retries.values.contains { $0.at <= t } || expiries.values.contains { $0 <= t }
+                || anticipations.values.contains { $0 <= t }
+            pickupTaken = lookBeforePickup(at: t, into: &fetches, considered: &considered, reporting: reporting)
+            guard othersDue else { return }
+        }
+        if !anticipations.isEmpty, !lookAhead(at: t) { return }
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
             // Keep looking ahead while the device is active; sleep after a day of silence.
@@ -415,12 +419,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
         var candidates: [Candidate] = []
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
-        for (rank, app) in apps.enumerated() {
+        for (rank, app) in apps.enumerated() where !pickupTaken.contains(app) {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
                 continue
             }
-            var v = value(of: app, at: t, trigger: trigger, pickupClock: pickupDue)
+            var v = value(of: app, at: t, trigger: trigger)
             let reacting = trigger?.applies(to: app, at: t) == true
             calibration.weighed(app, value: v.value, at: t, reacting: reacting)
             v.value = min(1, v.value * calibration.factor(app))
@@ -443,66 +447,36 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         // network on battery, once the device's outcomes are known, the wakeup is priced in
         // sessions made fresh instead (`cellularWakeupCost`), and so are its joins.
         var leadBar = bar
-        var pickupLeadBar = Self.pickupBar
         var cellularWakeup: Int?
         if let conditions {
             habits.advance(to: t)
-            let factor = configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset)
-            leadBar = max(configuration.minimumValue, bar * factor)
-            pickupLeadBar = max(configuration.minimumValue, Self.pickupBar * factor)
+            leadBar = max(configuration.minimumValue, bar * configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: offset))
             if !conditions.isCharging, !conditions.isUnmetered, remaining > 0 {
                 cellularWakeup = cellularWakeupSize(candidates, bar: bar)
             }
         }
         var taken = 0
         var lead: Int32?
-        // At a look before a pickup, the apps the pickup clock values at the pickup bar or more
-        // are fetched in that wakeup whatever the pacer's bar (which the reactive looks of a
-        // heavy user set high): the indices of the candidates taken.
-        var takenIndices: [Int] = []
-        for (i, c) in candidates.enumerated() where remaining > 0 && fetchesToday < configuration.dailyCap {
+        for c in candidates where remaining > 0 && fetchesToday < configuration.dailyCap {
             let joins = lead != nil && c.value >= bar * configuration.coalesceFraction && c.value >= configuration.minimumValue / 2
-            var forPickup = false
-            if pickupOnly, !c.reason.isPickup {
-                // Not for an app whose cache is still fresh (a look ahead of its habit fetched it):
-                // the pickup's look adds no second fetch to a habit's window.
-                var refreshed = model.lastRefresh(of: c.app) ?? -.infinity
-                if let assumed = assumedRefreshes[c.app] { refreshed = max(refreshed, assumed) }
-                guard t - refreshed >= model.configuration.tau else { continue }
-            }
             if let cellularWakeup {
                 guard taken < cellularWakeup else { break }
-            } else if !(c.value >= (lead == nil ? leadBar : bar) || joins) {
-                guard pickupDue else { break }
-                // Scaled by the conditions as the lead's bar is (a wakeup on cellular on battery
-                // must be worth more).
-                guard c.reason.isPickup, c.value >= (lead == nil ? pickupLeadBar : Self.pickupBar) else { continue }
-                forPickup = true
+            } else {
+                guard c.value >= (lead == nil ? leadBar : bar) || joins else { break }
             }
-            fetches.append(PlannedFetch(
-                app: c.app, reason: forPickup ? c.reason : lead.map { c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
+            fetches.append(PlannedFetch(app: c.app, reason: lead.map { c.value < bar ? .coalesced(with: $0) : c.reason } ?? c.reason))
             // A following policy counts the fetches it is told of, not what it would fetch.
             if mode == .live {
                 lastFetch[c.app] = t
                 fetchesToday += 1
             }
             taken += 1
-            takenIndices.append(i)
             if lead == nil { lead = c.app }
         }
         guard reporting else { return }
         for (i, c) in candidates.enumerated() {
             considered.append(ConsideredFetch(
-                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar,
-                fetched: takenIndices.contains(i)))
+                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar, fetched: i < taken))
         }
-    }
-}
-
-extension FetchReason {
-    /// Whether the pickup clock carried the fetch.
-    var isPickup: Bool {
-        if case .pickup = self { return true }
-        return false
     }
 }
