@@ -46,6 +46,11 @@ struct HeavyUserSimulator {
         self.cumulative = cumulative
     }
 
+    /// A foreground time: log-normal with median 40 s, clamped to 10 s–30 min, in milliseconds.
+    static func duration(_ rng: inout SplitMix64) -> Int {
+        Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+    }
+
     /// The device's launches on day `d` of the span (0 for the first), all inside that day;
     /// call for each day in order.
     /// - Complexity: O(heavyLaunchesPerDay).
@@ -59,7 +64,7 @@ struct HeavyUserSimulator {
             var t = wake
             for step in Self.morningRoutine {
                 let opened = rng.chance(step.chance)
-                let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                let duration = Self.duration(&rng)
                 let pause = rng.uniform(5, 60)
                 guard opened else { continue }
                 out.append(HabitLaunch(day: day, second: LightUserSimulator.clamp(t), app: step.app, durationMs: duration))
@@ -75,7 +80,7 @@ struct HeavyUserSimulator {
             let count = 1 + rng.geometric(mean: 3)
             for _ in 0..<count where t < 86_400 {
                 let app = Self.apps[rng.pick(cumulative: cumulative)]
-                let duration = Int(min(max(40_000 * exp(1.0 * rng.normal()), 10_000), 1_800_000))
+                let duration = Self.duration(&rng)
                 let second = LightUserSimulator.clamp(t)
                 out.append(HabitLaunch(day: day, second: second, app: app, durationMs: duration))
                 t += Double(duration) / 1000 + rng.uniform(5, 60)

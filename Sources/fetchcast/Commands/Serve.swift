@@ -106,7 +106,7 @@ extension FetchCast {
                 }
                 // Bodies are spooled in a directory of this process's own: several servers on
                 // one database may share a machine. Those of servers that were killed go first.
-                let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+                let base = TemporaryPath.directory
                 PrivateSpoolDirectory.removeAbandoned(in: base)
                 do {
                     spool = try PrivateSpoolDirectory.create(in: base)
