@@ -99,6 +99,19 @@ enum Explanation {
             } else {
                 text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
             }
+        case .pickup:
+            // The counts the chance is the recency-weighted form of, as a person counts them: the
+            // days still silent at the look's time of day, those first used by the window's end,
+            // and, of its pickups at any time of day, those that began with the app.
+            if let w = model.pickupWindow(app: fetch.app, at: fetch.time), w.pickupDays > 0, w.appPickups > 0 {
+                let kind = w.everyDay ? (w.observedDays == 1 ? "day" : "days")
+                    : w.weekend ? (w.observedDays == 1 ? "weekend day" : "weekend days") : (w.observedDays == 1 ? "weekday" : "weekdays")
+                func local(_ x: Double) -> String { clock(x - (x / 86_400).rounded(.down) * 86_400) }
+                text = "\(device) was first used by \(local(w.end)) on \(w.pickupDays) of the \(w.observedDays) \(kind) it was still silent at "
+                    + "\(local(w.start)), and \(w.appPickups) of its last \(w.pickups) \(w.pickups == 1 ? "pickup" : "pickups") after 2 h unused began with \(app) (p=\(fixed(fetch.launchProbability)))"
+            } else {
+                text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
+            }
         case .returnVisit:
             let since = model.lastLaunch(of: fetch.app).map { ", " + minutes(max(0, fetch.time - $0)) + " after its last use" } ?? ""
             text = "\(who) \(opens) \(app) again \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset))\(since) (\(p))"

@@ -187,6 +187,7 @@ extension DeviceModel {
         m.content = Dictionary(uniqueKeysWithValues: content.map { (id($0.key), $0.value) })
         m.recent = RecentLaunches(recent.map { var r = $0; r.app = id(r.app); return r })
         m.habitLog.sessions = Dictionary(uniqueKeysWithValues: habitLog.sessions.map { (id($0.key), $0.value) })
+        m.pickupLog.pickups = pickupLog.pickups.map { var p = $0; p.apps = p.apps.map(id); return p }
         var pairs: [UInt64: Double] = [:]
         pairSuccesses.forEach { key, weight in
             let x = Int32(bitPattern: UInt32(key >> 32)), y = Int32(bitPattern: UInt32(truncatingIfNeeded: key))

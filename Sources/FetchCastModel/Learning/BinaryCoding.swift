@@ -128,9 +128,9 @@ package struct BinaryReader {
 }
 
 extension DeviceModel {
-    /// 4: with the habit log (``HabitLog``); a state of format 3 is refused, and the store folds
-    /// the device again.
-    static let formatVersion = 4
+    /// 5: with the pickup log (``PickupLog``); 4 had the habit log (``HabitLog``) but no pickup
+    /// log. A state of an older format is refused, and the store folds the device again.
+    static let formatVersion = 5
 
     /// The model in the compact binary form the store keeps.
     package func binaryEncoded() throws -> [UInt8] {
@@ -188,6 +188,7 @@ extension DeviceModel {
         w.optionalDouble(fetchDay.map(Double.init))
         w.int(fetchesOnFetchDay)
         habitLog.write(to: &w)
+        pickupLog.write(to: &w)
         return w.bytes
     }
 
@@ -253,6 +254,7 @@ extension DeviceModel {
         fetchDay = try r.optionalDouble().map { Int($0) }
         fetchesOnFetchDay = try r.int()
         habitLog = try HabitLog(reading: &r)
+        pickupLog = try PickupLog(reading: &r)
         guard r.offset == bytes.count else { throw BinaryReader.Malformed() }
     }
 }
@@ -279,6 +281,30 @@ extension HabitLog {
         }
         for _ in 0..<(try r.count()) { days.append(try r.int32()) }
         lastLocal = try r.optionalDouble()
+    }
+}
+
+extension PickupLog {
+    /// Writes the log: each pickup's local time, silence before it and first-session apps, oldest first.
+    func write(to w: inout BinaryWriter) {
+        w.int(pickups.count)
+        for p in pickups {
+            w.double(p.local)
+            w.double(p.silence)
+            w.int(p.apps.count)
+            for (app, after) in zip(p.apps, p.after) { w.int32(app); w.double(after) }
+        }
+    }
+
+    /// Reads what ``write(to:)`` wrote.
+    init(reading r: inout BinaryReader) throws {
+        self.init()
+        for _ in 0..<(try r.count()) {
+            let local = try r.double(), silence = try r.double()
+            var apps: [Int32] = [], after: [Double] = []
+            for _ in 0..<(try r.count()) { apps.append(try r.int32()); after.append(try r.double()) }
+            pickups.append(Pickup(local: local, silence: silence, apps: apps, after: after))
+        }
     }
 }
 

@@ -51,6 +51,9 @@ public struct DeviceModel: Sendable, Codable {
     var fetchesOnFetchDay = 0
     /// Each app's latest session starts at their local times, and the days of use: the habit clock.
     var habitLog = HabitLog()
+    /// The device's latest pickups after a silence and the apps of their first sessions: the
+    /// pickup clock.
+    var pickupLog = PickupLog()
 
     /// A reactive fetch comes this many seconds after the launch it reacts to.
     public static let triggerDelay: Double = 1
@@ -125,6 +128,8 @@ public struct DeviceModel: Sendable, Codable {
             var state = apps[event.app] ?? AppState()
             let isSession = state.lastLaunch.map { t - $0 > tau } ?? true
             habitLog.launched(at: t + Double(event.utcOffsetSeconds), app: event.app, isSession: isSession)
+            pickupLog.launched(
+                at: t + Double(event.utcOffsetSeconds), app: event.app, silence: lastLaunchAny.map { t - $0 }, tau: tau)
             if isSession {
                 let slot = HourOfWeek.slot(t, offset: event.utcOffsetSeconds)
                 state.sessions[slot] += w

@@ -40,6 +40,10 @@ public enum FetchReason: Sendable, Hashable {
     /// Ahead of a habit: the app was opened in this window of the day on most recent days of
     /// the same kind (``DeviceModel/habitDays(app:at:)``).
     case habit(probability: Double)
+    /// Ahead of the device's first use after a silence: on recent days of the same kind still
+    /// silent at this time of day, the device was often first used within τ, with a launch of
+    /// the app (``DeviceModel/pickupWindow(app:at:)``).
+    case pickup(probability: Double)
     /// Right after a launch of another app that is often followed by this one.
     case coUsage(after: Int32, probability: Double)
     /// Joined another app's radio wakeup.
@@ -54,6 +58,7 @@ public enum FetchReason: Sendable, Hashable {
         case .likelyLaunch(let p): return "likely launch (p=\(Self.fixed2(p)))"
         case .returnVisit(let p): return "likely return (p=\(Self.fixed2(p)))"
         case .habit(let p): return "habit (p=\(Self.fixed2(p)))"
+        case .pickup(let p): return "first pickup (p=\(Self.fixed2(p)))"
         case .coUsage(let after, let p): return "after \(name(after)) (p=\(Self.fixed2(p)))"
         case .coalesced(let with): return "coalesced with \(name(with))"
         case .retry: return "retry after failure"

@@ -89,3 +89,166 @@ extension LearnedPolicy {
         }
     }
 }
+
+extension LearnedPolicy {
+    /// The least value (the pickup clock's chance × new data × the uncovered share) at which a
+    /// look before a pickup fetches an app: ``pickupPacerShare`` of the pacer's bar (a fetch
+    /// before a pickup spends the day's budget as any other), and at least
+    /// ``SchedulerConfiguration/minimumValue``; scaled by the conditions as the pacer's bar is.
+    /// The least chance at which the scheduler looks is ``SchedulerConfiguration/minimumValue``.
+    ///
+    /// 0.75, with ``pickupLongestSilence`` 14 h, chosen on the development trace's training users
+    /// (docs/model.md, "The pickup clock"): a share of 0 (the minimum value alone) made the first
+    /// pickup fresher and the warm launches staler, since on half of those users' days the cap
+    /// binds and a fetch before a pickup is one fewer in the evening.
+    static let pickupPacerShare = 0.5
+    /// An app joins a look's wakeup before a pickup at this fraction of its bar.
+    static let pickupJoinFraction = 0.5
+    /// How long after the device's last launch looks before its next pickup go on, seconds: a
+    /// longer silence is more often a device switched off or a trace's gap than a late pickup.
+    static let pickupLongestSilence = 14 * 3600.0
+    /// How far ahead of a look that found nothing to fetch the next one is sought, seconds.
+    static let pickupScanHorizon = 36 * 3600.0
+
+    /// After a launch at `now` (or a model's history up to `now`): the first look before the
+    /// device's next pickup, 2 h − τ after its last launch (a launch sooner is no pickup), when
+    /// the scheduler anticipates and the pickup clock could speak (a week of use, a few pickups),
+    /// no later than ``SchedulerConfiguration/anticipationSilence`` after its last event.
+    mutating func schedulePickupLook(now: Double) {
+        pickupLook = nil
+        guard configuration.anticipates, let last = model.lastLaunchOfAnyApp,
+              model.habitLog.days.count >= model.configuration.habitMinimumObservedDays,
+              model.pickupLog.pickups.count >= DeviceModel.pickupMinimumDays
+        else { return }
+        let first = max(now, last + PickupLog.silence - model.configuration.tau)
+        if first <= (model.lastEventTime ?? now) + configuration.anticipationSilence { pickupLook = first }
+    }
+
+    /// The next look before the pickup from `from` on, while the device stays silent: the
+    /// first instant, on a 5-minute grid, at which the pickup clock gives some app a chance of at
+    /// least ``SchedulerConfiguration/minimumValue`` (``DeviceModel/pickupChance(app:at:)``), moved to the instant of the τ
+    /// after it where the apps' chances add up to the most (the latest of equals: a look there
+    /// covers more of the first session), within ``pickupScanHorizon`` and
+    /// ``SchedulerConfiguration/anticipationSilence`` after the device's last event; none after.
+    mutating func seekPickupLook(from: Double) {
+        pickupLook = nil
+        let tau = model.configuration.tau, step = 300.0
+        var end = min(from + Self.pickupScanHorizon, (model.lastEventTime ?? from) + configuration.anticipationSilence)
+        if let last = model.lastLaunchOfAnyApp { end = min(end, last + Self.pickupLongestSilence) }
+        func chances(at t: Double) -> (best: Double, sum: Double) {
+            guard model.pickupClockSpeaks(at: t) else { return (0, 0) }
+            var best = 0.0, sum = 0.0
+            for app in apps {
+                guard let c = model.pickupChance(app: app, at: t) else { continue }
+                best = max(best, c)
+                sum += c
+            }
+            return (best, sum)
+        }
+        var t = from
+        while t <= end {
+            let here = chances(at: t)
+            if here.best >= configuration.minimumValue {
+                var (look, most) = (t, here.sum)
+                var u = t + step
+                while u <= min(t + tau, end) {
+                    let there = chances(at: u)
+                    if there.best >= configuration.minimumValue, there.sum >= most { (look, most) = (u, there.sum) }
+                    u += step
+                }
+                pickupLook = look
+                return
+            }
+            t += step
+        }
+    }
+
+    /// A look at `t` before the device's first use after its present silence: each app is
+    /// valued at the pickup clock's chance (``DeviceModel/pickupChance(app:at:)``: of the recent
+    /// days of this kind still silent at this time of day, the share first used by `t + τ` with
+    /// the app in that first session) × the chance of new data × the share of `(t, t + τ]` not
+    /// yet fresh; the best is fetched when it reaches ``pickupPacerShare`` of the pacer's bar
+    /// (and ``SchedulerConfiguration/minimumValue``; scaled by the conditions),
+    /// and the others reaching ``pickupJoinFraction`` of it join its wakeup, within the day's
+    /// cap (on a metered network on battery, once the device's outcomes are known, the wakeup is
+    /// priced in sessions made fresh, as the pacer's looks are). The next look is τ later when it fetched (its caches go stale then), else the next
+    /// moment the clock gives some app a chance (``seekPickupLook(from:)``); a launch ends
+    /// them (``schedulePickupLook(now:)``). Neither
+    /// the pacer nor the outcome factor weighs these looks: they are not the launches' moments.
+    /// Returns the apps fetched (the ones a live policy fetches, in either mode).
+    mutating func lookBeforePickup(
+        at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool
+    ) -> [Int32] {
+        let tau = model.configuration.tau
+        lastPickupLook = t
+        enterDay(at: t)
+        if let nb = configuration.notBefore, t < nb {
+            pickupLook = nb
+            return []
+        }
+        var candidates: [Candidate] = []
+        for (rank, app) in apps.enumerated() {
+            if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
+            if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
+                continue
+            }
+            var refreshed = model.lastRefresh(of: app)
+            if let assumed = assumedRefreshes[app], assumed > refreshed ?? -.infinity { refreshed = assumed }
+            if let refreshed, refreshed >= t { continue }
+            guard let chance = model.pickupChance(app: app, at: t) else { continue }
+            let uncovered = max(0, t + tau - max(t, (refreshed ?? -.infinity) + tau)) / tau
+            let fresh = model.newDataProbability(app: app, at: t, since: refreshed, now: t)
+            let value = chance * fresh * uncovered
+            guard value > 0 else { continue }
+            candidates.append(Candidate(
+                app: app, value: value, session: chance, newData: fresh, reason: .pickup(probability: chance), reacting: false, rank: rank))
+        }
+        candidates.sort { ($0.value, $1.rank) > ($1.value, $0.rank) }
+        let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: model.lastOffset)
+        let remaining = configuration.dailyCap - fetchesToday
+        let pacerBar = remaining > 0 ? pacer.threshold(hour: hour, remaining: remaining, floor: configuration.minimumValue) : .infinity
+        let plainBar = max(configuration.minimumValue, pacerBar * Self.pickupPacerShare)
+        var bar = plainBar
+        // On a metered network on battery, priced as any wakeup once the outcomes are known.
+        var cellularWakeup: Int?
+        if let conditions {
+            habits.advance(to: t)
+            bar *= configuration.barFactor(conditions, habits: habits, at: t, utcOffsetSeconds: model.lastOffset)
+            if !conditions.isCharging, !conditions.isUnmetered { cellularWakeup = cellularWakeupSize(candidates, bar: plainBar) }
+        }
+        var taken: [Int32] = []
+        var lead: Int32?
+        // A following policy does not count what it would fetch, so it counts here.
+        for c in candidates where fetchesToday + (mode == .live ? 0 : taken.count) < configuration.dailyCap {
+            if let cellularWakeup {
+                guard taken.count < cellularWakeup else { break }
+            } else {
+                guard c.value >= (lead == nil ? bar : bar * Self.pickupJoinFraction) else { break }
+            }
+            fetches.append(PlannedFetch(app: c.app, reason: c.reason))
+            if mode == .live {
+                lastFetch[c.app] = t
+                fetchesToday += 1
+            }
+            taken.append(c.app)
+            if lead == nil { lead = c.app }
+        }
+        if taken.isEmpty { seekPickupLook(from: t + tau) } else { pickupLook = t + tau }
+        guard reporting else { return taken }
+        for c in candidates {
+            considered.append(ConsideredFetch(
+                app: c.app, value: c.value, launchProbability: c.session, newDataProbability: c.newData, bar: bar,
+                fetched: taken.contains(c.app)))
+        }
+        return taken
+    }
+}
+
+extension FetchReason {
+    /// Whether the pickup clock carried the fetch.
+    var isPickup: Bool {
+        if case .pickup = self { return true }
+        return false
+    }
+}
+

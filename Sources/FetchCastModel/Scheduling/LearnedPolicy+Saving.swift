@@ -5,13 +5,13 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 6
+    private static let savedVersion = 7
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 6,
-    /// with the looks ahead deferred from a metered network on battery; format 5 had none of
-    /// those, 4 no looks ahead that the constraints held, 3 no
+    /// devices' state, given again when it is restored), in a compact binary form (format 7,
+    /// with the looks before the next pickup and the model's pickup log; format 6 had neither, 5
+    /// no looks ahead deferred from a metered network on battery, 4 no looks ahead that the constraints held, 3 no
     /// looks ahead of habits, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore
     /// refuses them like any state it cannot read). The same state always gives the same bytes.
     public func savedState() throws -> [UInt8] {
@@ -44,6 +44,8 @@ extension LearnedPolicy {
         w.times(anticipations)
         w.times(heldLooks)
         w.times(deferredLooks)
+        w.optionalDouble(pickupLook)
+        w.optionalDouble(lastPickupLook)
         return w.bytes
     }
 
@@ -77,6 +79,8 @@ extension LearnedPolicy {
             policy.anticipations = try r.times()
             policy.heldLooks = try r.times()
             policy.deferredLooks = try r.times()
+            policy.pickupLook = try r.optionalDouble()
+            policy.lastPickupLook = try r.optionalDouble()
             guard r.offset == raw.count else { throw BinaryReader.Malformed() }
             return policy
         }

@@ -57,6 +57,12 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// battery, per app: the end of the window (``LearnedPolicy/deferCostlyLook(_:at:)``); the
     /// deferred look itself is in ``anticipations``.
     var deferredLooks: [Int32: Double] = [:]
+    /// The next look before the device's first use after its present silence (the pickup
+    /// clock, ``LearnedPolicy/lookBeforePickup(at:into:considered:reporting:)``).
+    var pickupLook: Double?
+    /// The instant of the latest look before a pickup: a fetch made then sets no look for its
+    /// cache going stale (the next look before the pickup comes then).
+    var lastPickupLook: Double?
     var averageRates: [Int32: AverageRate] = [:]
 
     /// The longest a retry waits after a failed fetch, seconds.
@@ -124,7 +130,10 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         pacer = BudgetPacer(memory: configuration.pacingMemory)
         calibration = ValueCalibration(tau: model.configuration.tau, outcomeFloor: configuration.minimumValue)
         // A model with history already has habits to look ahead of.
-        if let last = model.lastEventTime { for app in apps { anticipate(app, after: last, now: last) } }
+        if let last = model.lastEventTime {
+            for app in apps { anticipate(app, after: last, now: last) }
+            schedulePickupLook(now: last)
+        }
     }
 
     /// Creates a policy for a replay from a ``DeviceContext``.
@@ -145,6 +154,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         for (_, r) in retries where r.at.isFinite { next = min(next ?? r.at, r.at) }
         for (_, e) in expiries { next = min(next ?? e, e) }
         for (_, a) in anticipations { next = min(next ?? a, a) }
+        if let p = pickupLook { next = min(next ?? p, p) }
         if let nb = configuration.notBefore, let n = next { next = max(n, nb) }
         return next
     }
@@ -162,6 +172,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         for (_, r) in retries where r.at.isFinite { looks.append(r.at) }
         looks += expiries.values
         looks += anticipations.values
+        if let pickupLook { looks.append(pickupLook) }
         return Array(Set(looks)).sorted()
     }
 
@@ -186,6 +197,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let t = event.time
         // A session of the app: its habit has one more day, and today's window is behind it.
         if sessionStart { anticipate(event.app, after: t, now: t) }
+        // The device is in use: the next pickup comes after its next silence.
+        schedulePickupLook(now: t)
         if apps.contains(event.app) { expiries[event.app] = t + model.configuration.tau }
         if pendingTrigger == nil { pendingTrigger = t + DeviceModel.triggerDelay }
         if nextCheck == nil, let interval = configuration.checkInterval { nextCheck = t + interval }
@@ -230,7 +243,8 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         } else {
             model.noteRefresh(app: app, at: time)
             retries[app] = nil
-            expiries[app] = time + model.configuration.tau
+            // A fetch at a look before a pickup: the next such look comes when its cache goes stale.
+            if time != lastPickupLook { expiries[app] = time + model.configuration.tau }
         }
     }
 
@@ -302,7 +316,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
                 // Assumed made: the cache is fresh from here, looked at again when it goes stale.
                 forward.assumedRefreshes[f.app] = t
                 forward.retries[f.app] = nil
-                forward.expiries[f.app] = t + tau
+                if t != forward.lastPickupLook { forward.expiries[f.app] = t + tau }
             }
         }
         return plan
@@ -326,7 +340,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         }
     }
 
-    private mutating func enterDay(at t: Double) {
+    mutating func enterDay(at t: Double) {
         let today = LocalTime.day(time: t, utcOffsetSeconds: model.lastOffset)
         if day != today {
             day = today
@@ -356,7 +370,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// its share of the cost (``SchedulerConfiguration/cellularJoinCostShare``), up to the day's
     /// cap; none unless their chances, each less that of a fetch at the bar, add up to the cost.
     /// `nil` without a cost or before the device's outcomes are known (the bar factor decides).
-    private func cellularWakeupSize(_ candidates: [Candidate], bar: Double) -> Int? {
+    func cellularWakeupSize(_ candidates: [Candidate], bar: Double) -> Int? {
         guard let cost = configuration.cellularWakeupCost, let price = calibration.outcome(of: bar),
               let joinPrice = calibration.outcome(of: bar * configuration.coalesceFraction) else { return nil }
         var gain = 0.0
@@ -375,6 +389,18 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
     /// One look at `t`: the apps weighed (those the constraints allow under the conditions
     /// known), and the fetches made of them.
     private mutating func decide(at t: Double, into fetches: inout [PlannedFetch], considered: inout [ConsideredFetch], reporting: Bool) {
+        // The apps a look before a pickup at this instant fetched: not weighed again (a following
+        // policy, told of those fetches only after this instant, weighs what the live one does).
+        var pickupTaken: [Int32] = []
+        if let p = pickupLook, p <= t {
+            // A look before a pickup weighs only the pickup clock's fetches; the other looks due
+            // at the same instant follow as they would without it.
+            let othersDue = (pendingTrigger.map { $0 <= t } ?? false) || (nextCheck.map { $0 <= t } ?? false)
+                || retries.values.contains { $0.at <= t } || expiries.values.contains { $0 <= t }
+                || anticipations.values.contains { $0 <= t }
+            pickupTaken = lookBeforePickup(at: t, into: &fetches, considered: &considered, reporting: reporting)
+            guard othersDue else { return }
+        }
         if !anticipations.isEmpty, !lookAhead(at: t) { return }
         if let p = pendingTrigger, p <= t { pendingTrigger = nil }
         if let c = nextCheck, c <= t {
@@ -393,7 +419,7 @@ public struct LearnedPolicy: FetchPolicy, Sendable {
         let hour = LocalTime.hourOfDay(time: t, utcOffsetSeconds: offset)
         var candidates: [Candidate] = []
         let trigger = model.trigger(at: t)  // the same launch for every app weighed now
-        for (rank, app) in apps.enumerated() {
+        for (rank, app) in apps.enumerated() where !pickupTaken.contains(app) {
             if let last = lastFetch[app], t - last < configuration.minimumInterval { continue }
             if configuration.conditionAware, let rules = configuration.constraints, !rules.allows(app, under: conditions ?? .unknown) {
                 continue

@@ -1,0 +1,60 @@
+import FetchCastCore
+import Foundation
+
+extension DeviceModel {
+    /// The fewest days at risk (still silent at a window's start) of a window's kind for the
+    /// pickup clock to speak of it; a kind with fewer days first used in the window than this
+    /// borrows the days of either kind.
+    static let pickupMinimumDays = 3
+    /// The fewest of those days first used in the window with a launch of the app, for the
+    /// pickup clock to value the app's fetch: a reason never cites fewer.
+    static let pickupMinimumAppDays = 2
+
+    /// What the pickup clock says of `app` in the window `(t, t + τ]` of the device's local day
+    /// (``PickupLog/window(app:start:tau:halfLifeDays:everyDay:)``): of the recent days of the
+    /// same kind on which the device was still silent at `t`'s time of day (in a silence its next
+    /// launch would end as a pickup), on how many it was first used by `t + τ`, and on how many
+    /// of those with a launch of `app`; `nil` when no such day is known.
+    /// A window whose kind holds fewer than ``pickupMinimumDays`` days first used in it is
+    /// counted over the days of either kind (``PickupWindow/everyDay``): a thin weekend history
+    /// borrows the weekdays'.
+    /// - Complexity: O(``PickupLog/capacity`` + the days its silences span).
+    public func pickupWindow(app: Int32, at t: Double) -> PickupWindow? {
+        let start = t + Double(lastOffset)
+        let tau = configuration.tau, halfLife = configuration.halfLifeDays
+        let own = pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife)
+        guard (own?.pickupDays ?? 0) < Self.pickupMinimumDays else { return own }
+        return pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife, everyDay: true) ?? own
+    }
+
+    /// Whether the pickup clock may speak at `t`: a launch in `(t, t + τ]` would end a silence of
+    /// the device of at least ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h),
+    /// and the device has ``ModelConfiguration/habitMinimumObservedDays`` days of use and
+    /// ``pickupMinimumDays`` pickups.
+    func pickupClockSpeaks(at t: Double) -> Bool {
+        guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence else { return false }
+        return habitLog.days.count >= configuration.habitMinimumObservedDays && pickupLog.pickups.count >= Self.pickupMinimumDays
+    }
+
+    /// The chance that the device, silent since its last launch, is first used in `(t, t + τ]`
+    /// with a launch of `app`: the recency-weighted share of the
+    /// recent days at risk of the window's kind on which it did (``PickupWindow/share``). `nil`
+    /// — the pickup clock does not speak — for an app whose own habit clock speaks (opened at most
+    /// ``ModelConfiguration/habitMaximumDailySessions`` times a day: its looks ahead of habits
+    /// cover it, ``HabitLog/speaks(app:minimumObservedDays:maximumDailySessions:)``), and unless ``pickupClockSpeaks(at:)``, at least
+    /// ``pickupMinimumDays`` days are at risk, and the device was first used in the window with
+    /// the app on at least ``pickupMinimumAppDays`` of them.
+    func pickupChance(app: Int32, at t: Double) -> Double? {
+        guard pickupClockSpeaks(at: t),
+              !habitLog.speaks(
+                app: app, minimumObservedDays: configuration.habitMinimumObservedDays,
+                maximumDailySessions: configuration.habitMaximumDailySessions),
+              let w = pickupWindow(app: app, at: t),
+              w.observedDays >= Self.pickupMinimumDays, w.appPickups >= Self.pickupMinimumAppDays
+        else { return nil }
+        return w.share
+    }
+
+    /// The device's latest launch of any app.
+    var lastLaunchOfAnyApp: Double? { lastLaunchAny }
+}
