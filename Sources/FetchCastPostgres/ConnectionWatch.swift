@@ -28,7 +28,8 @@ final class ConnectionWatch: Sendable {
         /// query while the channel is still open, as TLS's closing handshake keeps it).
         var closeRequested = false
         var next = 0
-        var waiting: [Int: CheckedContinuation<Result<Void, any Error>?, Never>] = [:]
+        /// Each operation raced against the close (``race(_:done:)``): what to call once.
+        var waiting: [Int: @Sendable (Result<Void, any Error>?) -> Void] = [:]
     }
 
     init(_ connection: PostgresConnection) {
@@ -51,20 +52,82 @@ final class ConnectionWatch: Sendable {
     /// Whether the caller runs on the connection's event loop.
     var onLoop: Bool { executor.loop.inEventLoop }
 
+    /// Calls `done` once: with what the operation `start` begins reports, or with `nil` when the
+    /// connection's close completes first (or has completed): an operation of PostgresNIO whose
+    /// connection is lost may never report (a `COPY` write waiting for the socket to drain; a
+    /// statement written to a closed channel, which PostgresNIO 1.x writes without a promise).
+    /// Nothing is kept once `done` has been called.
+    func race(
+        _ start: (@escaping @Sendable (Result<Void, any Error>) -> Void) -> Void, done: @escaping @Sendable (Result<Void, any Error>?) -> Void
+    ) {
+        let id: Int? = state.withLock { s in
+            guard !s.closed else { return nil }
+            s.next += 1
+            s.waiting[s.next] = done
+            return s.next
+        }
+        guard let id else { return done(nil) }
+        start { result in self.state.withLock { $0.waiting.removeValue(forKey: id) }?(result) }
+    }
+
     /// Waits until the operation `start` begins reports its result, or until the connection's
-    /// close has completed (`nil`), whichever comes first: an operation of PostgresNIO whose
-    /// connection is lost may never report (a `COPY` write waiting for the socket to drain).
+    /// close has completed (`nil`), whichever comes first (``race(_:done:)``).
     func outcome(of start: (@escaping @Sendable (Result<Void, any Error>) -> Void) -> Void) async -> Result<Void, any Error>? {
         await withCheckedContinuation { (waiter: CheckedContinuation<Result<Void, any Error>?, Never>) in
-            let id: Int? = state.withLock { s in
-                guard !s.closed else { return nil }
-                s.next += 1
-                s.waiting[s.next] = waiter
-                return s.next
-            }
-            guard let id else { return waiter.resume(returning: nil) }
-            start { result in self.state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: result) }
+            race(start) { waiter.resume(returning: $0) }
         }
+    }
+
+    /// `statement`'s value, or `ChannelError.ioOnClosedChannel` (a connection loss) once the
+    /// connection's close has completed first: a statement PostgresNIO 1.x writes after the close
+    /// is never answered, and the task left waiting for it holds nothing else.
+    func answered<T: Sendable>(_ statement: @escaping @Sendable () async throws -> T) async throws -> T {
+        let value = Box<T>()
+        let outcome = await outcome { report in
+            Task {
+                do {
+                    value.set(try await statement())
+                    report(.success(()))
+                } catch {
+                    report(.failure(error))
+                }
+            }
+        }
+        switch outcome {
+        case nil: throw ChannelError.ioOnClosedChannel
+        case .failure(let error)?: throw error
+        case .success?: return value.get()!
+        }
+    }
+
+    /// ``answered(_:)`` for a statement's future, waited for on this thread (the model layer's).
+    func answeredBlocking<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        let value = Box<T>()
+        race({ report in
+            future.whenComplete { result in
+                switch result {
+                case .success(let v):
+                    value.set(v)
+                    report(.success(()))
+                case .failure(let error): report(.failure(error))
+                }
+            }
+        }, done: { outcome in
+            switch outcome {
+            case nil: promise.fail(ChannelError.ioOnClosedChannel)
+            case .failure(let error)?: promise.fail(error)
+            case .success?: promise.succeed(value.get()!)
+            }
+        })
+        return try promise.futureResult.wait()
+    }
+
+    /// A value set by one task and read by another after it said so.
+    private final class Box<T: Sendable>: Sendable {
+        private let value = Mutex<T?>(nil)
+        func set(_ v: T) { value.withLock { $0 = v } }
+        func get() -> T? { value.withLock { $0 } }
     }
 
     /// Waits until the connection's close has completed.
@@ -87,7 +150,7 @@ final class ConnectionWatch: Sendable {
             defer { s.waiting = [:] }
             return Array(s.waiting.values)
         }
-        for waiter in waiting { waiter.resume(returning: nil) }
+        for done in waiting { done(nil) }
     }
 }
 

@@ -52,17 +52,17 @@ struct PostgresDuplicateFilter {
     ///   - devices: Each event's `device_id` (0 for every device).
     ///   - apps: Each event's `app_id`.
     mutating func newEvents(
-        _ events: [EncodedEvent], devices: [Int64], apps: [Int64], on c: PostgresConnection, logger: Logger
+        _ events: [EncodedEvent], devices: [Int64], apps: [Int64], on c: PostgresConnection, log: PostgresEventLog
     ) async throws -> [Bool]? {
         // The span of each device's stored events (from the per-file aggregates, once a device):
         // an instant outside it cannot be stored, so new events after a device's last cost no probe.
         let unseen = Array(Set(devices).subtracting(spans.keys))
         if !unseen.isEmpty {
             for device in unseen { spans[device] = .some(nil) }
-            let rows = try await c.query("""
+            let rows = try await log.statement("""
                 SELECT device_id, min(first_us), max(last_us) FROM file_counts
                 WHERE device_id = ANY(\(unseen)::bigint[]) AND file_id <> \(fileID) GROUP BY device_id
-                """, logger: logger)
+                """, on: c)
             for try await (device, first, last) in rows.decode((Int64, Int64, Int64).self) { spans[device] = first...last }
         }
         struct Instant: Hashable { var device: Int64, time: Int64 }
@@ -76,7 +76,7 @@ struct PostgresDuplicateFilter {
             askedTimes.append(e.timeMicros)
         }
         guard !askedDevices.isEmpty else { return nil }
-        let rows = try await c.query(citus ? """
+        let rows = try await log.statement(citus ? """
             SELECT e.device_id, e.time_us, e.utc_offset_s::bigint, e.app_id, e.kind::bigint, e.result::bigint, e.bytes,
                    e.duration_ms, e.network::bigint, e.power::bigint, e.battery::bigint, e.low_power::bigint, e.file_id, e.line
             FROM unnest(\(askedDevices)::bigint[], \(askedTimes)::bigint[]) AS k(device_id, time_us)
@@ -87,7 +87,7 @@ struct PostgresDuplicateFilter {
             FROM unnest(\(askedDevices)::bigint[], \(askedTimes)::bigint[]) AS k(device_id, time_us)
             CROSS JOIN LATERAL (
                 SELECT * FROM event_log s WHERE s.device_id = k.device_id AND s.time_us = k.time_us AND s.file_id <> \(fileID) OFFSET 0) e
-            """, logger: logger)
+            """, on: c)
         var stored: [Key: [StoredEvent]] = [:]
         for try await row in rows.decode(
             (Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64?, Int64, Int64).self)

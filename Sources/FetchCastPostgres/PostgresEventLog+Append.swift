@@ -57,7 +57,7 @@ extension PostgresEventLog {
         from source: EventSource<TraceReader>, sourceEnded: inout Bool, path: String, name: String?, knownHash: String?,
         size: Int64?, options: Ingestor.Options, started: Double, on c: PostgresConnection
     ) async throws -> FileIngestResult {
-        try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))", logger: logger)
+        try await statement("SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))", on: c)
         if let knownHash, try await fileExists(sha256: knownHash, on: c) {
             sourceEnded = true
             source.cancel()
@@ -135,7 +135,7 @@ extension PostgresEventLog {
         if var filter = duplicates {
             // A COPY a batch, after the batch's query (a query cannot run inside a COPY).
             while let batch = try nextBatch() {
-                let keep = try await filter.newEvents(batch.events, devices: batch.devices, apps: batch.apps, on: c, logger: logger)
+                let keep = try await filter.newEvents(batch.events, devices: batch.devices, apps: batch.apps, on: c, log: self)
                 let chunk = encoded(batch.events, devices: batch.devices, apps: batch.apps, keep: keep)
                 events += Int64(keep.map { $0.count { $0 } } ?? batch.events.count)
                 if chunk.readableBytes > 0 {
@@ -198,12 +198,12 @@ extension PostgresEventLog {
         }
         let ingestedAt = Timestamp.format(micros: Int64(options.now() * 1_000_000), utcOffsetSeconds: 0)
         let recordName = name ?? path
-        let inserted = try await c.query("""
+        let inserted = try await statement("""
             INSERT INTO files(file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at, first_event)
             SELECT \(fileID), \(recordName), \(hash), \(format), \(end.isGzip), \(end.bytesRead), \(events), \(rejected), \(ingestedAt),
                    \(unescaped: PostgresModelStore.lastEvent)
             ON CONFLICT (sha256) DO NOTHING RETURNING file_id
-            """, logger: logger)
+            """, on: c)
         var added = false
         for try await _ in inserted.decode(Int64.self) { added = true }
         if !added {
@@ -242,25 +242,23 @@ extension PostgresEventLog {
         // `NOT EXISTS`, which Citus does not plan beside `unnest`.
         switch table {
         case .devices:
-            try await c.query(
+            try await statement(
                 """
                 INSERT INTO devices(device_id, name, seq)
                 SELECT u.id, u.name, nextval('device_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
                 LEFT JOIN devices d ON d.device_id = u.id WHERE d.device_id IS NULL ORDER BY u.o
                 ON CONFLICT DO NOTHING
-                """,
-                logger: logger)
-            stored = try await c.query("SELECT device_id, name FROM devices WHERE device_id = ANY(\(ids)::bigint[])", logger: logger)
+                """, on: c)
+            stored = try await statement("SELECT device_id, name FROM devices WHERE device_id = ANY(\(ids)::bigint[])", on: c)
         case .apps:
-            try await c.query(
+            try await statement(
                 """
                 INSERT INTO apps(app_id, name, seq)
                 SELECT u.id, u.name, nextval('app_seqs') FROM unnest(\(ids)::bigint[], \(texts)::text[]) WITH ORDINALITY AS u(id, name, o)
                 LEFT JOIN apps a ON a.app_id = u.id WHERE a.app_id IS NULL ORDER BY u.o
                 ON CONFLICT DO NOTHING
-                """,
-                logger: logger)
-            stored = try await c.query("SELECT app_id, name FROM apps WHERE app_id = ANY(\(ids)::bigint[])", logger: logger)
+                """, on: c)
+            stored = try await statement("SELECT app_id, name FROM apps WHERE app_id = ANY(\(ids)::bigint[])", on: c)
         }
         var found = 0
         for try await (id, name) in stored.decode((Int64, String).self) {

@@ -20,33 +20,32 @@ extension PostgresEventLog {
     ///   devices (found in `file_counts`).
     public func forget(_ fileOrHash: String) async throws -> StoredFile {
         try await transaction { c in
-            try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))", logger: self.logger)
-            try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.modelLock))", logger: self.logger)
+            try await self.statement("SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))", on: c)
+            try await self.statement("SELECT pg_advisory_xact_lock(\(PostgresSchema.modelLock))", on: c)
             let file = try StoredFile.matching(fileOrHash, in: try await self.files(on: c), location: self.location)
             let id = file.id
-            try await c.query("""
+            try await self.statement("""
                 DELETE FROM event_log WHERE file_id = \(id)
                 AND device_id = ANY(ARRAY(SELECT DISTINCT device_id FROM file_counts WHERE file_id = \(id)))
-                """, logger: self.logger)
-            try await c.query("DELETE FROM file_counts WHERE file_id = \(id)", logger: self.logger)
-            try await c.query("DELETE FROM file_days WHERE file_id = \(id)", logger: self.logger)
-            try await c.query("DELETE FROM files WHERE file_id = \(id)", logger: self.logger)
-            try await c.query("DELETE FROM model_state", logger: self.logger)
-            try await c.query("DELETE FROM device_state", logger: self.logger)
+                """, on: c)
+            try await self.statement("DELETE FROM file_counts WHERE file_id = \(id)", on: c)
+            try await self.statement("DELETE FROM file_days WHERE file_id = \(id)", on: c)
+            try await self.statement("DELETE FROM files WHERE file_id = \(id)", on: c)
+            try await self.statement("DELETE FROM model_state", on: c)
+            try await self.statement("DELETE FROM device_state", on: c)
             let mark = ForgetMark.record(watermark: 0)
-            try await c.query("""
+            try await self.statement("""
                 INSERT INTO model_state(key, watermark, state)
                 VALUES (\(mark.key), \(unescaped: PostgresModelStore.lastEvent), \(ByteBuffer(bytes: mark.state)))
-                """, logger: self.logger)
+                """, on: c)
             return file
         }
     }
 
     private func files(on c: PostgresConnection) async throws -> [StoredFile] {
         var out: [StoredFile] = []
-        let rows = try await c.query(
-            "SELECT file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at FROM files ORDER BY file_id",
-            logger: logger)
+        let rows = try await statement(
+            "SELECT file_id, name, sha256, format, gzip, size_bytes, rows, rejected, ingested_at FROM files ORDER BY file_id", on: c)
         for try await (id, name, sha256, format, gzip, size, count, rejected, ingestedAt) in rows.decode(
             (Int64, String, String, String, Bool, Int64, Int64, Int64, String).self) {
             out.append(StoredFile(

@@ -42,7 +42,7 @@ extension PostgresEventLog: EventLogScanner {
                 """,
             binds: binds)
         try await readSnapshot { c in
-            for try await row in try await c.query(query, logger: self.logger) {
+            for try await row in try await self.statement(query, on: c) {
                 let (timeUTC, offset, device, app, event, result, bytes, durationMs, timeMicros, fileID, line, network, power, battery, lowPower) =
                     try row.decode(
                         (Int64, Int64, String, String, String, String?, Int64?, Int64?, Int64, Int64, Int64, String?, String?, Int64?, String?).self)
@@ -64,18 +64,17 @@ extension PostgresEventLog: EventLogScanner {
             var fileName: [Int64: String] = [:]
             var fileList: [TimeOrderedScan.File] = []
             var kept: [Int64] = []
-            for try await (id, name) in try await c.query("SELECT device_id, name FROM devices ORDER BY device_id", logger: self.logger)
+            for try await (id, name) in try await self.statement("SELECT device_id, name FROM devices ORDER BY device_id", on: c)
                 .decode((Int64, String).self) {
                 deviceSymbol[id] = symbols.intern(name)
                 if devices?.contains(name) ?? true { kept.append(id) }
             }
-            for try await (id, name) in try await c.query("SELECT app_id, name FROM apps ORDER BY app_id", logger: self.logger)
+            for try await (id, name) in try await self.statement("SELECT app_id, name FROM apps ORDER BY app_id", on: c)
                 .decode((Int64, String).self) {
                 appSymbol[id] = symbols.intern(name)
             }
-            for try await (id, name, sha256, rows) in try await c.query(
-                "SELECT file_id, name, sha256, rows FROM files ORDER BY file_id", logger: self.logger
-            ).decode((Int64, String, String, Int64).self) {
+            for try await (id, name, sha256, rows) in try await self.statement(
+                "SELECT file_id, name, sha256, rows FROM files ORDER BY file_id", on: c).decode((Int64, String, String, Int64).self) {
                 fileName[id] = name
                 fileList.append(TimeOrderedScan.File(name: name, sha256: sha256, rows: rows))
             }
@@ -98,7 +97,7 @@ extension PostgresEventLog: EventLogScanner {
                 try batches(batch, fileName[fileOfBatch] ?? "store")
                 batch.removeAll(keepingCapacity: true)
             }
-            for try await row in try await c.query(query, logger: self.logger) {
+            for try await row in try await self.statement(query, on: c) {
                 let (timeMicros, offset, deviceID, appID, kindValue, resultValue, line, file, network, power, battery, lowPower) =
                     try row.decode((Int64, Int64, Int64, Int64, Int64, Int64?, Int64, Int64, Int64?, Int64?, Int64?, Int64?).self)
                 if file != fileOfBatch || batch.count == Self.batchSize {

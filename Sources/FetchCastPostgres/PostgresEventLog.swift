@@ -56,6 +56,18 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         link.withLock { $0.connection === c ? $0.watch : nil }
     }
 
+    /// `q` on `c`: its rows, or a connection loss (`ChannelError.ioOnClosedChannel`) once `c`'s
+    /// close has completed first (``ConnectionWatch/answered(_:)``: PostgresNIO 1.x never answers
+    /// a statement written to a closed channel, so a statement sent as the connection is lost
+    /// would otherwise wait for ever). `c` must be this log's connection; one it has replaced is
+    /// lost.
+    @discardableResult
+    func statement(_ q: PostgresQuery, on c: PostgresConnection) async throws -> PostgresRowSequence {
+        guard let watch = watch(of: c) else { throw ChannelError.ioOnClosedChannel }
+        let logger = self.logger
+        return try await watch.answered { try await c.query(q, logger: logger) }
+    }
+
     /// The first wait after a failed attempt to connect again, doubled at each further failure
     /// up to ``maxBackoff``: a server back is found within ``maxBackoff`` of its return.
     static let firstBackoff: Duration = .milliseconds(100)
@@ -227,7 +239,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             throw StoreError(path: location, message: "the database has FetchCast schema version \(version!), older than this fetchcast (\(PostgresSchema.currentVersion)); run `fetchcast ingest` or `fetchcast model` once on it to upgrade it")
         }
         try await transaction { c in
-            try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: self.logger)
+            try await self.statement("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", on: c)
             // Again under the lock: another process may have created it meanwhile.
             var found = try await self.schemaVersion(on: c)
             if found == nil {
@@ -241,12 +253,11 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             guard var version = found, version <= PostgresSchema.currentVersion else { return }
             while version < PostgresSchema.currentVersion {
                 for statement in PostgresSchema.migrations[Int(version)] {
-                    try await c.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    try await self.statement(PostgresQuery(unsafeSQL: statement), on: c)
                 }
                 version += 1
-                try await c.query(
-                    "INSERT INTO fetchcast_meta(key, value) VALUES ('schema_version', \(version)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                    logger: self.logger)
+                try await self.statement(
+                    "INSERT INTO fetchcast_meta(key, value) VALUES ('schema_version', \(version)) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", on: c)
             }
         }
     }
@@ -266,7 +277,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             let files = try await self.scalar("SELECT count(*) FROM files", on: c)
             let rejected = try await self.scalar("SELECT COALESCE(sum(rejected), 0)::bigint FROM files", on: c)
             var byKind: [Int64: Int64] = [:]
-            for try await (kind, n) in try await c.query("SELECT kind::bigint, sum(n)::bigint FROM file_counts GROUP BY kind", logger: self.logger)
+            for try await (kind, n) in try await self.statement("SELECT kind::bigint, sum(n)::bigint FROM file_counts GROUP BY kind", on: c)
                 .decode((Int64, Int64).self) {
                 byKind[kind] = n
             }
@@ -274,7 +285,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             let apps = try await self.scalar(
                 "SELECT count(DISTINCT app_id) FROM file_counts WHERE kind <> \(Int64(EventKind.state.rawValue))", on: c)
             var spanMicros: (first: Int64, last: Int64)?
-            for try await (lo, hi) in try await c.query("SELECT min(first_us), max(last_us) FROM file_counts", logger: self.logger)
+            for try await (lo, hi) in try await self.statement("SELECT min(first_us), max(last_us) FROM file_counts", on: c)
                 .decode((Int64?, Int64?).self) {
                 if let lo, let hi { spanMicros = (lo, hi) }
             }
@@ -282,7 +293,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
             var stats = StoreStats(
                 files: files, rejected: rejected, eventsByKind: byKind, devices: devices, apps: apps, spanMicros: spanMicros,
                 activeDeviceDays: deviceDays)
-            for try await user in try await c.query("SELECT current_user::text", logger: self.logger).decode(String.self) {
+            for try await user in try await self.statement("SELECT current_user::text", on: c).decode(String.self) {
                 stats.connectedAs = user
             }
             return stats
@@ -293,7 +304,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         let launchKind = Int64(EventKind.launch.rawValue)
         let top64 = Int64(top)
         return try await readSnapshot { c in
-            let rows = try await c.query("""
+            let rows = try await self.statement("""
                 WITH per_app AS (
                     SELECT f.device_id, a.name AS app, sum(f.n) AS events,
                            sum(CASE WHEN f.kind = \(launchKind) THEN f.n ELSE 0 END) AS launches,
@@ -314,7 +325,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
                 FROM ranked r JOIN devices d ON d.device_id = r.device_id
                 WHERE r.rank <= GREATEST(\(top64), 1)
                 ORDER BY d.name, r.device_id, r.rank
-                """, logger: self.logger)
+                """, on: c)
             var out: [DeviceSummary] = []
             var lastID: Int64?
             for try await (name, events, launches, firstUs, lastUs, app, appLaunches, id) in rows.decode(
@@ -352,7 +363,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
     private func strings(_ query: PostgresQuery) async throws -> [String] {
         do {
             var out: [String] = []
-            for try await name in try await usableConnection().query(query, logger: logger).decode(String.self) { out.append(name) }
+            for try await name in try await statement(query, on: try await usableConnection()).decode(String.self) { out.append(name) }
             return out
         } catch {
             throw mapped(error)
@@ -361,7 +372,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
 
     /// The one `bigint` a query returns.
     func scalar(_ query: PostgresQuery, on c: PostgresConnection) async throws -> Int64 {
-        for try await value in try await c.query(query, logger: logger).decode(Int64.self) { return value }
+        for try await value in try await statement(query, on: c).decode(Int64.self) { return value }
         return 0
     }
 
@@ -381,7 +392,7 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         let connection: PostgresConnection
         do {
             connection = try await usableConnection()
-            try await connection.query(begin, logger: logger)
+            try await statement(begin, on: connection)
         } catch {
             throw mapped(error)
         }
@@ -392,13 +403,13 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
                 throw StoreError(path: location, message: "the connection to the database was lost before COMMIT (nothing was stored); try again",
                                  isUnavailable: true)
             }
-            try await connection.query("COMMIT", logger: logger)
+            try await statement("COMMIT", on: connection)
             return value
         } catch {
             // Not on a closed connection: once its close has completed (as a COPY that lost
             // its connection waits for, CopyStream), PostgresNIO drops a query sent on it and
             // never answers it.
-            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+            if !connection.isClosed { _ = try? await statement("ROLLBACK", on: connection) }
             throw mapped(error)
         }
     }

@@ -451,10 +451,18 @@ package final class PostgresModelStore: ModelStore {
             }
         }
         do {
-            return try connection.query(q, logger: logger).wait()
+            return try answered(connection.query(q, logger: logger), on: connection)
         } catch {
             throw mappedError(error)
         }
+    }
+
+    /// `future`'s value, waited for on this thread, or a connection loss once `connection`'s
+    /// close has completed first (``ConnectionWatch/answeredBlocking(_:)``: PostgresNIO 1.x never
+    /// answers a statement written to a closed channel).
+    private func answered<T: Sendable>(_ future: EventLoopFuture<T>, on connection: PostgresConnection) throws -> T {
+        guard let watch = log.watch(of: connection) else { throw ChannelError.ioOnClosedChannel }
+        return try watch.answeredBlocking(future)
     }
 
     /// ``PostgresEventLog/usableConnectionBlocking()``.
@@ -482,7 +490,7 @@ package final class PostgresModelStore: ModelStore {
             if current == 0 { return }
         }
         do {
-            _ = try connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger).wait()
+            _ = try answered(connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger), on: connection)
         } catch {
             throw mappedError(error)
         }
