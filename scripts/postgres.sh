@@ -5,6 +5,8 @@
 #   scripts/postgres.sh start          starts one; prints shell exports on stdout:
 #                                      FETCHCAST_TEST_POSTGRES=postgres://fetchcast@127.0.0.1:PORT/postgres
 #                                      PGPASSWORD=…   FETCHCAST_TEST_POSTGRES_DIR=/tmp/fetchcast-pg.…
+#   scripts/postgres.sh restart DIR [S] stops the cluster in DIR (fast: its sessions end), waits S
+#                                      seconds (default 3) and starts it again on the same port
 #   scripts/postgres.sh stop DIR       stops the cluster in DIR and removes DIR
 #
 # Use: eval "$(scripts/postgres.sh start)"; …; scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"
@@ -33,9 +35,9 @@ start)
   # A free port: the kernel picks one, then the server takes it (retried if another took it first).
   for attempt in 1 2 3 4 5; do
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-      start >/dev/null 2>&1; then
+    options="-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" start >/dev/null 2>&1; then
+      printf '%s\n' "$options" > "$dir/options"
       echo "export FETCHCAST_TEST_POSTGRES=postgres://fetchcast@127.0.0.1:$port/postgres"
       echo "export PGPASSWORD=$password"
       echo "export FETCHCAST_TEST_POSTGRES_DIR=$dir"
@@ -47,6 +49,14 @@ start)
   echo "error: could not start PostgreSQL (see the log above)" >&2
   exit 1
   ;;
+restart)
+  dir=${2:?usage: scripts/postgres.sh restart DIR [SECONDS]}
+  case "$dir" in */fetchcast-pg.*) ;; *) echo "error: $dir is not a directory this script made" >&2; exit 1 ;; esac
+  [ -f "$dir/options" ] || { echo "error: $dir has no cluster this script started" >&2; exit 1; }
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+  sleep "${3:-3}"
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" start >/dev/null
+  ;;
 stop)
   dir=${2:?usage: scripts/postgres.sh stop DIR}
   case "$dir" in */fetchcast-pg.*) ;; *) echo "error: $dir is not a directory this script made" >&2; exit 1 ;; esac
@@ -54,7 +64,7 @@ stop)
   rm -rf "$dir"
   ;;
 *)
-  echo "usage: scripts/postgres.sh start | stop DIR" >&2
+  echo "usage: scripts/postgres.sh start | restart DIR [SECONDS] | stop DIR" >&2
   exit 64
   ;;
 esac

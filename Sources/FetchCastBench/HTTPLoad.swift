@@ -11,6 +11,8 @@ final class HTTPConnection {
     private var buffer: [UInt8] = []
     private var start = 0
     private var chunk = [UInt8](repeating: 0, count: 65536)
+    /// The `Retry-After` header of the latest response, `nil` without one.
+    private(set) var retryAfter: String?
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -69,8 +71,10 @@ final class HTTPConnection {
         }
         var length: Int?
         var chunked = false
+        retryAfter = nil
         for line in lines.dropFirst() {
             let lower = line.lowercased()
+            if lower.hasPrefix("retry-after:") { retryAfter = lower.dropFirst(12).trimmingCharacters(in: " ") }
             if lower.hasPrefix("content-length:") { length = Int(lower.dropFirst(15).trimmingCharacters(in: " ")) }
             if lower.hasPrefix("transfer-encoding:") && lower.contains("chunked") { chunked = true }
         }

@@ -48,13 +48,21 @@ extension FetchCast {
                 psql \\copy of the rows fetchcast stored into an empty copy of its tables (what the \
                 server alone needs for them; needs pg_dump); the URL's database is where the three \
                 are created and dropped.
+                restart --db postgres://USER@HOST:PORT/DB --restart-command CMD: a PostgreSQL \
+                restart under load, as an operator's drill: a `fetchcast serve` child on a new \
+                database of that server, --clients clients asking for plans and one posting small \
+                bodies of new devices one after another, while CMD restarts the server (it must \
+                return once the server is back, e.g. `pg_ctl restart -w`). Then reads the database \
+                back with psql. Passes (exit 0) when no POST answered 200 lost a row, every answer \
+                was 200 or 503 with Retry-After, the server kept running, and a plan answered 200 \
+                within 10 s of CMD's end.
                 sha256: hashes 256 MiB (fed in 256 KiB chunks, as a trace is read) with the \
                 content hash FetchCast uses (swift-crypto) and with the hand-written Swift SHA-256 \
                 it replaced, in the same run. Prints the speed-up (hand-written time / \
                 swift-crypto time; above 1 is faster).
                 """)
 
-        @Argument(help: "What to measure: ingest, replay, predict, model, serve or sha256.")
+        @Argument(help: "What to measure: ingest, replay, predict, model, serve, restart or sha256.")
         var target: String = "ingest"
 
         @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
@@ -89,9 +97,15 @@ extension FetchCast {
         @Option(parsing: .unconditional, help: "Rows of the trace `bench serve` posts and ingests.")
         var postRows: Int = 500_000
 
+        @Option(help: ArgumentHelp("The shell command `bench restart` runs to restart the PostgreSQL server of --db; it must return once the server accepts connections again.", valueName: "command"))
+        var restartCommand: String?
+
         func validate() throws {
-            guard ["ingest", "replay", "predict", "model", "serve", "sha256"].contains(target) else {
-                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model, serve or sha256.")
+            guard ["ingest", "replay", "predict", "model", "serve", "restart", "sha256"].contains(target) else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model, serve, restart or sha256.")
+            }
+            if target == "restart", db == nil || restartCommand == nil {
+                throw ValidationError("bench restart needs --db postgres://… (a user that may create databases) and --restart-command CMD.")
             }
             guard sizeList.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } ?? false }) else {
                 throw ValidationError("--rows takes positive whole numbers separated by commas, e.g. 500000,2000000.")
@@ -131,6 +145,10 @@ extension FetchCast {
             }
             if target == "serve" {
                 try runServe(rows: sizes.first ?? 1_000_000, directory: dir, log: &err)
+                return
+            }
+            if target == "restart", let db, let restartCommand {
+                try runRestart(db: db, command: restartCommand, directory: dir, log: &err)
                 return
             }
             if target == "sha256" {
