@@ -79,7 +79,7 @@ extension FetchCast {
         @Option(parsing: .unconditional, help: ArgumentHelp("How long a held push lives before it is dropped (apns-expiration, FCM ttl; default 1h), 1s to 28d.", valueName: "duration"))
         var pushTtl: String?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between the device's keep-alives (apns, default 30m) or doze maintenance windows (fcm, default 1h), at which held pushes are tried again; 1m to 1d.", valueName: "duration"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Time between the device's keep-alives (apns, default 30m) or doze maintenance windows (fcm, default 1h), at which held pushes are tried again; 1m to 1d.", valueName: "duration"))
         var keepAlive: String?
 
         @Option(parsing: .unconditional, help: ArgumentHelp("fcm: time without a launch after which a device not charging dozes and normal-priority messages wait (default 1h), 1m to 1d.", valueName: "duration"))
