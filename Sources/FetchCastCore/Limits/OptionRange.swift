@@ -69,6 +69,16 @@ public enum Limits {
     /// How often `planned` asks for a plan in a replay, seconds: from a minute (a plan a
     /// second cost ~18 minutes on the sample and tells nothing a minute does not) to a week.
     public static let replanSeconds = OptionRange(60.0...604_800.0, reason: "seconds (1m to 7d)")
+    /// Pushes per hour per (device, app) the push service's token bucket refills
+    /// (`evaluate --push-per-hour`): from one in ten hours to one a second.
+    public static let pushesPerHour = OptionRange(0.1...3600.0, reason: "pushes an hour")
+    /// The token bucket's size (`--push-burst`).
+    public static let pushBurst = OptionRange(1...1000)
+    /// A push's time to live, seconds (`--push-ttl`): a second to FCM's maximum of 28 days.
+    public static let pushTTLSeconds = OptionRange(1.0...2_419_200.0, reason: "seconds (1s to 28d)")
+    /// Seconds between keep-alives or doze maintenance windows, and of inactivity before doze
+    /// (`--keep-alive`, `--doze-after`): a minute to a day.
+    public static let pushIntervalSeconds = OptionRange(60.0...86_400.0, reason: "seconds (1m to 1d)")
 }
 
 extension Int {

@@ -70,7 +70,7 @@ enum DeviceRunner {
                 name: plan.policy, policy: policy, capRule: capRule, cap: cap, tau: options.tau,
                 end: end, device: deviceIndex, slotOf: slotOf, slots: sortedApps.count,
                 energy: options.energy, wifiEnergy: options.wifiEnergy, rules: rules, offset: device.firstOffset,
-                recorder: recorders[i]))
+                recorder: recorders[i], delivery: plan.entry.sendsPushes ? options.delivery : nil))
         }
 
         let ownCursor = scan.spool.cursor(device.stream)
@@ -119,7 +119,7 @@ enum DeviceRunner {
                         let slot = Int(slotOf[Int(e.app)])
                         for i in replays.indices { replays[i].runWakeups(until: e.time, inclusive: true, content: content) }
                         let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
-                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older, content: content) }
                         replayed += 1
                         continue
                     }
@@ -155,7 +155,7 @@ enum DeviceRunner {
                     case .launch, .fetch:
                         let slot = Int(slotOf[Int(e.app)])
                         let older = e.kind == .launch && slot >= 0 ? content.latestPublishOlderThanTau(slot: slot, at: e.time) : -.infinity
-                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older) }
+                        for i in replays.indices { replays[i].apply(e, slot: slot, olderPublish: older, content: content) }
                     }
                 }
             }

@@ -89,13 +89,20 @@ struct PolicyReplay {
     private var deferredDue: Double?
     /// Set when the policy broke its contract; it is then no longer woken.
     private(set) var violation: String?
+    /// The push service its fetches go through (semantics d1); `nil`: each fetch is made when
+    /// the policy asks (v1).
+    private var push: PushDelivery?
+    /// The instant of the `state` row at which held pushes are tried (like ``deferredDue``).
+    private var pushDue: Double?
+    /// Scratch: the fetches a push delivery hands back.
+    private var delivered: [PlannedFetch] = []
 
     /// - Parameters:
     ///   - capRule: How the engine caps the policy (`nil`: it caps itself, the oracle).
     ///   - cap: ⌊B⌋ for ``PolicyRegistry/CapRule/device``, ⌊B/k_d⌋ for `perApp`.
     init(name: String, policy: any FetchPolicy, capRule: PolicyRegistry.CapRule?, cap: Int, tau: Double, end: Double, device: Int,
          slotOf: [Int16], slots: Int, energy: EnergyProfile, wifiEnergy: EnergyProfile = .wifi,
-         rules: SlotRules? = nil, offset: Int32, recorder: ReplayRecorder?) {
+         rules: SlotRules? = nil, offset: Int32, recorder: ReplayRecorder?, delivery: DeliveryOptions? = nil) {
         self.name = name
         self.policy = policy
         self.capRule = capRule
@@ -114,6 +121,7 @@ struct PolicyReplay {
         pairs = Array(repeating: Pair(), count: slots)
         deferred = Array(repeating: nil, count: slots)
         planned.reserveCapacity(8)
+        if let delivery, delivery.isPush { push = PushDelivery(options: delivery, slots: slots, device: device) }
     }
 
     /// Wakes the policy at each of its wakeups before `t` (or at or before `t` when
@@ -124,7 +132,18 @@ struct PolicyReplay {
             deferredDue = nil
             if d <= end { makeDeferred(at: d, content: content) }
         }
-        while violation == nil, let w = policy.nextWakeup, inclusive ? w <= t : w < t, w <= end {
+        if let d = pushDue, inclusive ? d <= t : d < t {
+            pushDue = nil
+            if d <= end { attemptDelivery(at: d, opened: nil, content: content) }
+        }
+        while violation == nil {
+            let next = policy.nextWakeup
+            // Semantics d1: a keep-alive comes before the policy's wakeups at its instant.
+            if push != nil, let k = push?.nextKeepAlive, k <= end, inclusive ? k <= t : k < t, next.map({ k <= $0 }) ?? true {
+                attemptDelivery(at: k, opened: nil, content: content)
+                continue
+            }
+            guard let w = next, inclusive ? w <= t : w < t, w <= end else { break }
             guard w > floor else {
                 violation = "its next wakeup \(w) is not after \(floor), the time of its previous wakeup or of the last launch or fetch it observed (a fetch that reacts to an event must come after it)"
                 return
@@ -143,8 +162,45 @@ struct PolicyReplay {
             } else {
                 policy.wake(at: w, into: &planned)
             }
-            for f in planned { fetch(f, at: w, content: content) }
+            if push != nil {
+                for f in planned { send(f, at: w, content: content) }
+            } else {
+                for f in planned { fetch(f, at: w, content: content) }
+            }
         }
+    }
+
+    /// What the push service knows of the device now.
+    private var pushState: PushDelivery.DeviceState {
+        PushDelivery.DeviceState(online: conditions.isConnected, charging: conditions.isCharging, lastLaunch: lastDeviceLaunch)
+    }
+
+    /// Semantics d1: the backend sends a push for `f` at `time`; the fetch is made if and when
+    /// it is delivered. A fetch for an app that is not fetch-enabled is refused as in v1.
+    private mutating func send(_ f: PlannedFetch, at time: Double, content: ContentTracker) {
+        let a = Int(f.app)
+        guard a >= 0, a < slotOf.count, slotOf[a] >= 0 else { return fetch(f, at: time, content: content) }
+        // Locals, so that the push service is the only part of self the call modifies.
+        var out = delivered
+        delivered = []
+        out.removeAll(keepingCapacity: true)
+        let (state, recorder, slot) = (pushState, recorder, Int(slotOf[a]))
+        push?.send(f, slot: slot, at: time, state: state, into: &out, recorder: recorder)
+        for d in out { fetch(d, at: time, content: content) }
+        delivered = out
+    }
+
+    /// Semantics d1: the device is active at `time` (a launch of the app in slot `opened`, if
+    /// fetch-enabled, a `state` row or a keep-alive): the held pushes it delivers make their
+    /// fetches now.
+    private mutating func attemptDelivery(at time: Double, opened: Int?, content: ContentTracker) {
+        var out = delivered
+        delivered = []
+        out.removeAll(keepingCapacity: true)
+        let (state, recorder) = (pushState, recorder)
+        push?.attempt(at: time, opened: opened, state: state, into: &out, recorder: recorder)
+        for d in out { fetch(d, at: time, content: content) }
+        delivered = out
     }
 
     private mutating func fetch(_ f: PlannedFetch, at time: Double, content: ContentTracker, deferred wasDeferred: Bool = false) {
@@ -250,6 +306,7 @@ struct PolicyReplay {
         conditions.apply(e.conditions)
         policy.observeConditions(conditions, at: e.time, utcOffsetSeconds: e.utcOffsetSeconds)
         if deferredCount > 0, deferred.indices.contains(where: { deferred[$0] != nil && allows($0) }) { deferredDue = e.time }
+        if let push, push.holding > 0 { pushDue = e.time }
     }
 
     /// Delivers a publish (after the wakeups before its instant).
@@ -261,7 +318,7 @@ struct PolicyReplay {
     /// Applies a launch or an input fetch: scores launches of fetch-enabled apps, then lets the
     /// policy observe it. `olderPublish` is the content tracker's answer for the launch's app.
     @inline(__always)
-    mutating func apply(_ e: ReplayEvent, slot: Int, olderPublish: Double) {
+    mutating func apply(_ e: ReplayEvent, slot: Int, olderPublish: Double, content: ContentTracker) {
         offset = e.utcOffsetSeconds
         if e.kind == .launch && slot >= 0 {
             score(e, slot: slot, olderPublish: olderPublish)
@@ -269,6 +326,11 @@ struct PolicyReplay {
         if e.kind == .launch { lastDeviceLaunch = e.time }
         if e.time > floor { floor = e.time }
         policy.observe(e.deviceEvent)
+        // Semantics d1: a launch is device activity; a held push of the launched app goes out
+        // at once (after the launch is scored: it cannot make that launch fresh).
+        if e.kind == .launch, let push, push.holding > 0 {
+            attemptDelivery(at: e.time, opened: slot >= 0 ? slot : nil, content: content)
+        }
     }
 
     private mutating func score(_ e: ReplayEvent, slot: Int, olderPublish: Double) {
@@ -300,6 +362,11 @@ struct PolicyReplay {
     /// Runs the wakeups left up to the device's last launch and closes the energy account.
     mutating func finish(content: ContentTracker) {
         runWakeups(until: end, inclusive: true, content: content)
+        if push != nil {
+            let (recorder, end) = (recorder, end)
+            push?.finish(at: end, recorder: recorder)
+            metrics.push = push?.metrics ?? PushMetrics()
+        }
         let closing = energy.finish()
         if var p = pending {
             p.joules += closing

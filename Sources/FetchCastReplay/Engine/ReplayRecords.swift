@@ -53,8 +53,15 @@ package protocol ReplayRecorder: AnyObject {
     func record(_ fetch: FetchRecord)
     func record(_ decision: DecisionRecord)
     func record(_ plan: PlanRecord)
+    /// What became of one push (semantics d1). The default keeps nothing: only the in-memory
+    /// recorder does.
+    func record(_ delivery: DeliveryRecord)
     /// Called once when the device's replay is over.
     func finish()
+}
+
+extension ReplayRecorder {
+    package func record(_ delivery: DeliveryRecord) {}
 }
 
 /// Keeps every record in memory (tests, small embeddings).
@@ -63,10 +70,12 @@ package final class MemoryRecorder: ReplayRecorder {
     package private(set) var fetches: [FetchRecord] = []
     package private(set) var decisions: [DecisionRecord] = []
     package private(set) var plans: [PlanRecord] = []
+    package private(set) var deliveries: [DeliveryRecord] = []
     package init() {}
     package func record(_ launch: LaunchRecord) { launches.append(launch) }
     package func record(_ fetch: FetchRecord) { fetches.append(fetch) }
     package func record(_ decision: DecisionRecord) { decisions.append(decision) }
     package func record(_ plan: PlanRecord) { plans.append(plan) }
+    package func record(_ delivery: DeliveryRecord) { deliveries.append(delivery) }
     package func finish() {}
 }

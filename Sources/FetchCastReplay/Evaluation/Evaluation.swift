@@ -33,6 +33,11 @@ public struct Evaluation: Sendable {
     package var fetchRecords: [[FetchRecord]] = []
     package var decisionRecords: [[DecisionRecord]] = []
     package var planRecords: [[PlanRecord]] = []
+    package var deliveryRecords: [[DeliveryRecord]] = []
+    /// How push policies' fetches were delivered (semantics d1), and the (policy) names that
+    /// went through it: `delivery.csv` is written for them when the delivery is a push service.
+    public var delivery = DeliveryOptions()
+    public var pushedPolicies: [String] = []
     /// App names by canonical id, and device names by index, for the records.
     package var appNames: [String] = []
     package var deviceNames: [String] = []

@@ -39,6 +39,9 @@ public struct EvaluationOptions: Sendable {
     public var constraints = FetchConstraints.none
     /// The profile of fetches made on Wi-Fi (``energy`` prices cellular and unknown networks).
     public var wifiEnergy = EnergyProfile.wifi
+    /// How the fetches of push policies (`interval`, `hourly`, `planned`) reach the device:
+    /// `direct` (v1, the default) or through a push service (semantics d1).
+    public var delivery = DeliveryOptions()
 
     /// The traces and devices a population prior was learned from, for `run.json`.
     public struct PriorSource: Sendable, Hashable {

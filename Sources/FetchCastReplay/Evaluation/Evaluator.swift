@@ -111,6 +111,7 @@ public enum Evaluator {
         evaluation.notes = notes(plans: plans)
         if let outputDirectory {
             try OutputFiles.write(evaluation, options: options, toolVersion: toolVersion, to: outputDirectory, protecting: protected)
+            if !options.delivery.isPush { OutputFiles.removeStaleDelivery(directory: outputDirectory) }
             if let detail {
                 try detail.assemble(into: outputDirectory, protecting: protected)
             } else {
@@ -140,6 +141,7 @@ public enum Evaluator {
             evaluation.fetchRecords = recorders.map { $0.flatMap(\.fetches) }
             evaluation.decisionRecords = recorders.map { $0.flatMap(\.decisions) }
             evaluation.planRecords = recorders.map { $0.flatMap(\.plans) }
+            evaluation.deliveryRecords = recorders.map { $0.flatMap(\.deliveries) }
         }
         return evaluation
     }
@@ -210,6 +212,12 @@ public enum Evaluator {
         evaluation.usesConditions = scan.stateRows > 0 || !options.constraints.isEmpty
         evaluation.bytesKnown = scan.appMeanBytes.contains { $0 != nil }
         evaluation.deviceNames = scan.devices.map(\.name)
+        evaluation.delivery = options.delivery
+        if options.delivery.isPush {
+            for p in plans where p.entry.sendsPushes && !evaluation.pushedPolicies.contains(p.policy) {
+                evaluation.pushedPolicies.append(p.policy)
+            }
+        }
         return .success(evaluation)
     }
 }

@@ -49,6 +49,9 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
     /// Needy launches and fresh ones, by how long the whole device had been silent before them
     /// (`slices.csv`).
     public var slices = SilenceSlices()
+    /// Pushes sent, delivered, collapsed and dropped, and the delivery delays (semantics d1;
+    /// zero under `--delivery direct`).
+    public var push = PushMetrics()
 
     /// Creates zeroed counters.
     public init() {}
@@ -77,6 +80,7 @@ public struct DeviceMetrics: Sendable, Hashable, Codable {
         blockedFetches += o.blockedFetches
         deferredFetches += o.deferredFetches
         slices.add(o.slices)
+        push.add(o.push)
     }
 
     /// fresh_launches / scored_launches (NaN when nothing was scored).

@@ -31,6 +31,27 @@ enum MetricsTable {
         ]
     }
 
+    /// The columns of `delivery.csv` after `policy,budget` (semantics d1).
+    static let deliveryColumns = [
+        "delivery", "device_days", "pushes_sent", "pushes_delivered", "pushes_delayed", "pushes_delivered_at_open",
+        "pushes_collapsed", "pushes_dropped", "sent_per_device_day", "delivered_per_device_day", "delayed_per_device_day",
+        "collapsed_per_device_day", "dropped_per_device_day", "delay_p50_s", "delay_p90_s", "delay_max_s",
+    ]
+
+    /// The values of a `delivery.csv` row: counts as integers, other reals with 3 decimals; the
+    /// delay quantiles (nearest rank) are empty without deliveries.
+    static func deliveryValues(_ m: DeviceMetrics, delivery: DeliveryOptions.Kind) -> [String] {
+        func real(_ x: Double) -> String { CSVField.fixed(x, decimals: 3) }
+        let p = m.push
+        return [
+            delivery.rawValue, real(m.deviceDays), String(p.sent), String(p.delivered), String(p.delayed),
+            String(p.deliveredAtOpen), String(p.collapsed), String(p.dropped), real(m.perDeviceDay(Double(p.sent))),
+            real(m.perDeviceDay(Double(p.delivered))), real(m.perDeviceDay(Double(p.delayed))),
+            real(m.perDeviceDay(Double(p.collapsed))), real(m.perDeviceDay(Double(p.dropped))),
+            p.delayQuantile(0.5).map(real) ?? "", p.delayQuantile(0.9).map(real) ?? "", p.delayQuantile(1).map(real) ?? "",
+        ]
+    }
+
     /// A budget as written: an integer when whole, else 3 decimals.
     static func budget(_ b: Double) -> String {
         b == b.rounded() && abs(b) < 1e15 ? String(Int(b)) : CSVField.fixed(b, decimals: 3)

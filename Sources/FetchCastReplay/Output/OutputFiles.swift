@@ -9,7 +9,7 @@ import Foundation
 /// Writes `summary.csv`, `devices.csv`, `slices.csv` and `run.json` into the output directory.
 enum OutputFiles {
     /// The files a run writes in its directory.
-    static let names = ["summary.csv", "devices.csv", "slices.csv", "run.json"] + DetailFiles.outputs.map(\.1)
+    static let names = ["summary.csv", "devices.csv", "slices.csv", "run.json", "delivery.csv"] + DetailFiles.outputs.map(\.1)
 
     /// Refuses an output directory that is a file, or whose outputs would replace one of
     /// `protected` (the store, an input). Called before the replay, so that a refused output
@@ -39,6 +39,12 @@ enum OutputFiles {
         for (_, name, _) in DetailFiles.outputs { unlink("\(directory)/\(name)") }
     }
 
+    /// Removes the `delivery.csv` of an earlier run through a push service (after a `direct`
+    /// run wrote its own outputs).
+    static func removeStaleDelivery(directory: String) {
+        unlink("\(directory)/delivery.csv")
+    }
+
     static func write(
         _ e: Evaluation, options: EvaluationOptions, toolVersion: String, to directory: String, protecting protected: ProtectedFiles
     ) throws(EvaluationError) {
@@ -63,6 +69,16 @@ enum OutputFiles {
             for r in e.summary {
                 for values in MetricsTable.sliceValues(r.metrics.slices) {
                     out.write(CSVField.line([r.policy, MetricsTable.budget(r.budget)] + values))
+                }
+            }
+        }
+        if options.delivery.isPush {
+            // Semantics d1: one row per (policy, budget) whose fetches went through the push service.
+            try writeFile("\(directory)/delivery.csv", protected) { out in
+                out.write(CSVField.line(["policy", "budget"] + MetricsTable.deliveryColumns))
+                for r in e.summary where e.pushedPolicies.contains(r.policy) {
+                    out.write(CSVField.line(
+                        [r.policy, MetricsTable.budget(r.budget)] + MetricsTable.deliveryValues(r.metrics, delivery: options.delivery.kind)))
                 }
             }
         }

@@ -41,6 +41,26 @@ struct RunManifest: Codable, Sendable {
         }
     }
 
+    /// Semantics d1's parameters, only when pushes go through a push service (else absent).
+    struct Delivery: Codable, Sendable {
+        var semantics = "d1"
+        var service: String
+        var policies: [String]
+        var pushesPerHour: Double
+        var burst: Int
+        var ttlSeconds: Double
+        var keepAliveSeconds: Double
+        var dozeAfterSeconds: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case semantics, service, policies, burst
+            case pushesPerHour = "pushes_per_hour"
+            case ttlSeconds = "ttl_s"
+            case keepAliveSeconds = "keep_alive_s"
+            case dozeAfterSeconds = "doze_after_s"
+        }
+    }
+
     var schema = 1
     var tool = "fetchcast"
     var version: String
@@ -49,13 +69,14 @@ struct RunManifest: Codable, Sendable {
     var energy: EnergyProfile
     /// The Wi-Fi profile, only when device conditions are involved.
     var wifiEnergy: EnergyProfile?
+    var delivery: Delivery?
     var inputs: [InputDigest]
     var devices: Int
     var eventsReplayed: Int64
     var notes: [String]
 
     enum CodingKeys: String, CodingKey {
-        case schema, tool, version, semantics, parameters, energy, inputs, devices, notes
+        case schema, tool, version, semantics, parameters, energy, inputs, devices, notes, delivery
         case wifiEnergy = "wifi_energy"
         case eventsReplayed = "events_replayed"
     }
@@ -83,6 +104,12 @@ struct RunManifest: Codable, Sendable {
             parameters.constraints = options.constraints.apps
             parameters.system = options.constraints.system.rawValue
             wifiEnergy = options.wifiEnergy
+        }
+        if options.delivery.isPush {
+            let d = options.delivery
+            delivery = Delivery(
+                service: d.kind.rawValue, policies: e.pushedPolicies, pushesPerHour: d.perHour, burst: d.burst, ttlSeconds: d.ttl,
+                keepAliveSeconds: d.keepAlive, dozeAfterSeconds: d.kind == .fcm ? d.dozeAfter : nil)
         }
         inputs = e.inputs
         devices = e.summary.first?.metrics.devices ?? 0

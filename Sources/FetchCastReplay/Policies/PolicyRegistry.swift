@@ -39,6 +39,9 @@ public struct PolicyRegistry: Sendable {
         public var note: String?
         /// How the engine caps it (causal policies only).
         public var cap: CapRule = .device
+        /// Whether a backend runs it and reaches the device by push: with `evaluate --delivery
+        /// apns|fcm` its fetches go through the push service (semantics d1).
+        public var sendsPushes = false
     }
 
     private var entries: [String: Entry] = [:]
@@ -52,12 +55,13 @@ public struct PolicyRegistry: Sendable {
 
     /// The standard policies, `learned` and `planned` shrunk toward a population learned from
     /// traces (each replayed device left out of its own prior), `planned` driven as `planning` says.
+    /// `interval`, `hourly` and `planned` are what a backend can send as pushes (``Entry/sendsPushes``).
     public static func standard(population: PopulationSample?, planning: PlanningOptions = PlanningOptions()) -> PolicyRegistry {
         var r = PolicyRegistry()
         r.register("none", fixedBudget: 0) { _ in NonePolicy() }
-        r.register("interval", cap: .none) { IntervalPolicy(context: $0) }
+        r.register("interval", cap: .none, sendsPushes: true) { IntervalPolicy(context: $0) }
         r.entries["oracle"] = Entry(maker: .oracle, fixedBudget: nil, note: nil)
-        r.register("hourly") { HourlyPolicy(context: $0) }
+        r.register("hourly", sendsPushes: true) { HourlyPolicy(context: $0) }
         r.register("weekly", cap: .perApp) { context in
             let apps = context.apps.sorted()
             return PerAppPolicy(apps: apps, policies: apps.map { WeeklyPolicy(app: $0, tau: context.tau) })
@@ -65,7 +69,7 @@ public struct PolicyRegistry: Sendable {
         r.register("learned", note: LearnedPolicyHook.note, factory: LearnedPolicyHook.factory(population: population))
         r.register("learned-blind", note: LearnedPolicyHook.note,
                    factory: LearnedPolicyHook.factory(population: population, conditionAware: false))
-        r.register("planned", cap: planning.visibility == .app ? .perApp : .device,
+        r.register("planned", cap: planning.visibility == .app ? .perApp : .device, sendsPushes: true,
                    factory: PlannedPolicyHook.factory(population: population, planning: planning))
         return r
     }
@@ -76,11 +80,13 @@ public struct PolicyRegistry: Sendable {
     ///   - fixedBudget: A budget that replaces `--budgets` for this policy.
     ///   - note: A remark shown when the policy is used.
     ///   - cap: How the engine caps its fetches.
+    ///   - sendsPushes: Whether its fetches go through `--delivery` (a backend's pushes).
     ///   - factory: Builds the policy for one device.
     public mutating func register(
-        _ name: String, fixedBudget: Double? = nil, note: String? = nil, cap: CapRule = .device, factory: @escaping PolicyFactory
+        _ name: String, fixedBudget: Double? = nil, note: String? = nil, cap: CapRule = .device, sendsPushes: Bool = false,
+        factory: @escaping PolicyFactory
     ) {
-        entries[name] = Entry(maker: .causal(factory), fixedBudget: fixedBudget, note: note, cap: cap)
+        entries[name] = Entry(maker: .causal(factory), fixedBudget: fixedBudget, note: note, cap: cap, sendsPushes: sendsPushes)
     }
 
     /// The entry for a name.

@@ -17,8 +17,8 @@ extension FetchCast {
                 Exact semantics (v1; v2 with `state` rows) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \
                 (or, with no TRACE, every event of the store, an SQLite file or a PostgreSQL database), replays every device on every core, \
                 and writes DIR/summary.csv, DIR/devices.csv, DIR/slices.csv and DIR/run.json (with --detail also \
-                DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz). A summary table goes \
-                to stderr. Two \
+                DIR/launches.csv.gz, DIR/fetches.csv.gz, DIR/decisions.csv.gz and DIR/plans.csv.gz; with --delivery apns|fcm \
+                also DIR/delivery.csv, semantics d1). A summary table goes to stderr. Two \
                 passes over the input; memory grows with devices × apps, not with trace length.
                 """)
 
@@ -66,6 +66,24 @@ extension FetchCast {
 
         @Option(help: ArgumentHelp("What `planned` plans from: device (every event of the device) or app (each app from its own events only, ⌊B/k⌋ a day per app).", valueName: "visibility"))
         var visibility: PlanningOptions.Visibility = .device
+
+        @Option(help: ArgumentHelp("How the fetches of interval, hourly and planned reach the device: direct (made when asked, the default), apns or fcm (a backend's silent pushes, delivered as the push service would: semantics d1 in docs/evaluation.md; writes DIR/delivery.csv).", valueName: "service"))
+        var delivery: DeliveryOptions.Kind = .direct
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Pushes per hour per device and app the push service's token bucket refills (apns: 2, fcm: 20), 0.1 to 3600.", valueName: "n"))
+        var pushPerHour: Double?
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("The token bucket's size, pushes let through back to back (apns: 1, fcm: 20), 1 to 1000.", valueName: "n"))
+        var pushBurst: Int?
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("How long a held push lives before it is dropped (apns-expiration, FCM ttl; default 1h), 1s to 28d.", valueName: "duration"))
+        var pushTtl: String?
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Time between the device's keep-alives (apns, default 30m) or doze maintenance windows (fcm, default 1h), at which held pushes are tried again; 1m to 1d.", valueName: "duration"))
+        var keepAlive: String?
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("fcm: time without a launch after which a device not charging dozes and normal-priority messages wait (default 1h), 1m to 1d.", valueName: "duration"))
+        var dozeAfter: String?
 
         @Flag(help: "Also write one row per scored launch, per fetch, per fetch the learned policy weighed and per fetch in each plan `planned` asked for (launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz); slower.")
         var detail = false
@@ -129,6 +147,43 @@ extension FetchCast {
             if traces.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("standard input (-) can be given only once.")
             }
+            try validateDelivery()
+        }
+
+        /// The push flags: only with a push service, each in its range.
+        func validateDelivery() throws {
+            if delivery == .direct {
+                for (flag, given) in [("--push-per-hour", pushPerHour != nil), ("--push-burst", pushBurst != nil),
+                                      ("--push-ttl", pushTtl != nil), ("--keep-alive", keepAlive != nil), ("--doze-after", dozeAfter != nil)]
+                where given {
+                    throw ValidationError("\(flag) sets how a push service delivers; give --delivery apns or --delivery fcm too.")
+                }
+                return
+            }
+            if dozeAfter != nil && delivery != .fcm {
+                throw ValidationError("--doze-after is FCM's doze; give it with --delivery fcm (APNs has no documented doze).")
+            }
+            if let pushPerHour { try Limits.pushesPerHour.validate(pushPerHour, flag: "--push-per-hour") }
+            if let pushBurst { try Limits.pushBurst.validate(pushBurst, flag: "--push-burst") }
+            for (flag, text, range) in [("--push-ttl", pushTtl, Limits.pushTTLSeconds), ("--keep-alive", keepAlive, Limits.pushIntervalSeconds),
+                                        ("--doze-after", dozeAfter, Limits.pushIntervalSeconds)] {
+                guard let text else { continue }
+                guard let seconds = Self.signedDuration(text) else {
+                    throw ValidationError("\(flag) '\(text)' is not a duration; write it as 1h, 30m or 900.")
+                }
+                try range.validate(seconds, flag: flag, got: text)
+            }
+        }
+
+        /// The delivery the flags ask for: the service's defaults, then the flags given.
+        var deliveryOptions: DeliveryOptions {
+            var d = DeliveryOptions(kind: delivery)
+            if let pushPerHour { d.perHour = pushPerHour }
+            if let pushBurst { d.burst = pushBurst }
+            if let t = pushTtl.flatMap(EvaluationOptions.parseDuration) { d.ttl = t }
+            if let t = keepAlive.flatMap(EvaluationOptions.parseDuration) { d.keepAlive = t }
+            if let t = dozeAfter.flatMap(EvaluationOptions.parseDuration) { d.dozeAfter = t }
+            return d
         }
 
         var policyList: [String] { policies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -166,6 +221,7 @@ extension FetchCast {
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 // No trace: the store's events, on either engine, through its scan.
                 if traces.isEmpty { log = try await store.openScanner(.read) }
+                options.delivery = deliveryOptions
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
                 var population: PopulationSample?
@@ -233,7 +289,9 @@ extension FetchCast {
             }
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
             Self.writeSlices(evaluation.summary, to: &err)
-            print("wrote \(out)/summary.csv, devices.csv, slices.csv, run.json" + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
+            Self.writeDelivery(evaluation, to: &err)
+            let deliveryFile = evaluation.delivery.isPush ? ", delivery.csv" : ""
+            print("wrote \(out)/summary.csv, devices.csv, slices.csv, run.json" + deliveryFile + (detail ? ", launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz" : ""), to: &err)
         }
 
         /// The hit rate of each slice of `slices.csv` (docs/evaluation.md), as a second table
@@ -251,6 +309,25 @@ extension FetchCast {
             TextTable.write([header] + rows, rightAligned: Set(1..<header.count), to: &err)
         }
 
+        /// Semantics d1: per push policy, pushes per device-day and the delivery delay
+        /// (`delivery.csv`, in minutes here); nothing under `--delivery direct`.
+        static func writeDelivery(_ evaluation: Evaluation, to err: inout FileSink) {
+            guard evaluation.delivery.isPush else { return }
+            let rows = evaluation.summary.filter { evaluation.pushedPolicies.contains($0.policy) }
+            guard !rows.isEmpty else { return }
+            print("pushes through \(evaluation.delivery.kind.rawValue) per device-day, and the delivery delay in minutes (delivery.csv):", to: &err)
+            let header = ["policy", "budget", "sent", "delivered", "delayed", "at_open", "collapsed", "dropped", "delay_p50_min", "delay_p90_min"]
+            let table = rows.map { r -> [String] in
+                let m = r.metrics
+                let p = m.push
+                func perDay(_ n: Int) -> String { CSVField.fixed(m.perDeviceDay(Double(n)), decimals: 2) }
+                func minutes(_ q: Double) -> String { p.delayQuantile(q).map { CSVField.fixed($0 / 60, decimals: 1) } ?? "" }
+                return [r.policy, Self.budget(r.budget), perDay(p.sent), perDay(p.delivered), perDay(p.delayed), perDay(p.deliveredAtOpen),
+                        perDay(p.collapsed), perDay(p.dropped), minutes(0.5), minutes(0.9)]
+            }
+            TextTable.write([header] + table, rightAligned: Set(1..<header.count), to: &err)
+        }
+
         static func budget(_ b: Double) -> String {
             b == b.rounded() && abs(b) < 1e15 ? String(Int(b)) : CSVField.fixed(b, decimals: 3)
         }
@@ -258,3 +335,4 @@ extension FetchCast {
 }
 
 extension PlanningOptions.Visibility: ExpressibleByArgument {}
+extension DeliveryOptions.Kind: ExpressibleByArgument {}
