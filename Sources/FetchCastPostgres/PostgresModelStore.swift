@@ -31,10 +31,10 @@ import Synchronization
 package final class PostgresModelStore: ModelStore {
     package let path: String
     package let log: PostgresEventLog
-    private var connection: PostgresConnection { log.connection }
-    private var logger: Logger { log.logger }
+    var connection: PostgresConnection { log.connection }
+    var logger: Logger { log.logger }
     /// Nesting depth of transactions: an inner one runs in the outer.
-    private var depth = 0
+    var depth = 0
     /// What ``prefetchModelStates(keys:device:)`` read for the current read transaction (or
     /// ``withOneRead(keys:device:_:)`` for its body): the last event's number, the states of its
     /// keys (`nil`: no such row) and, for its device, the largest `first_event` of the files
@@ -42,15 +42,15 @@ package final class PostgresModelStore: ModelStore {
     var prefetched: Prefetched?
     /// Inside ``withOneRead(keys:device:_:)``'s body: any query is refused
     /// (``NeedsTransaction``), and `refused` says one was.
-    private var oneRead: (active: Bool, refused: Bool) = (false, false)
+    var oneRead: (active: Bool, refused: Bool) = (false, false)
     /// Whether the transaction in progress is a read transaction (nothing in it can change).
     private var readOnly = false
     /// Work that must stay on its session (the rest of a transaction, a session lock held):
     /// while above 0, a lost connection is not replaced (``query(_:)``).
-    private var pinned = 0
+    var pinned = 0
     /// The session's `statement_timeout` in milliseconds (0: none) as this store last set it,
     /// and the connection it set it on (a new connection starts without one).
-    private var statementTimeout: (milliseconds: Int64, on: PostgresConnection?) = (0, nil)
+    var statementTimeout: (milliseconds: Int64, on: PostgresConnection?) = (0, nil)
 
     /// Devices' `device_id`s by `seq`, shared with the process's other connections to the database.
     let deviceIDs: DeviceIDsBySeq
@@ -290,7 +290,7 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// A query asked for inside ``withOneRead(keys:device:_:)``'s body.
-    private struct NeedsTransaction: Error {}
+    struct NeedsTransaction: Error {}
 
     package func deviceNames(afterID: Int64) throws -> [Int64: String] {
         try names("SELECT seq, name FROM devices WHERE seq > \(afterID)")
@@ -410,102 +410,6 @@ package final class PostgresModelStore: ModelStore {
         try scalar("SELECT min(file_id) FROM files WHERE first_event >= \(afterID) AND rows > 0")
     }
 
-    // MARK: Queries
-
-    private func names(_ q: PostgresQuery) throws -> [Int64: String] {
-        var out: [Int64: String] = [:]
-        for row in try query(q) {
-            let (id, name) = try row.decode((Int64, String).self)
-            out[id] = name
-        }
-        return out
-    }
-
-    /// The first column of the first row, `nil` when there is no row or it is NULL.
-    func scalar(_ q: PostgresQuery) throws -> Int64? {
-        guard let row = try query(q).first else { return nil }
-        return try row.decode(Int64?.self)
-    }
-
-    func run(_ q: PostgresQuery) throws {
-        _ = try query(q)
-    }
-
-    /// Every row of `q`, waited for on this thread.
-    func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
-        if oneRead.active {
-            oneRead.refused = true
-            throw NeedsTransaction()
-        }
-        let connection: PostgresConnection
-        if depth == 0 && pinned == 0 {
-            // A statement that starts afresh: on a new connection when the last one was lost,
-            // bounded by the work's deadline.
-            connection = try usableConnection()
-            try applyDeadline(on: connection)
-        } else {
-            connection = self.connection
-            // A query on a closed connection would never be answered.
-            guard !connection.isClosed else {
-                throw StoreError(path: path, message: "the connection to the database was lost; try again", isUnavailable: true)
-            }
-        }
-        do {
-            return try answered(connection.query(q, logger: logger), on: connection)
-        } catch {
-            throw mappedError(error)
-        }
-    }
-
-    /// `future`'s value, waited for on this thread, or a connection loss once `connection`'s
-    /// close has completed first (``ConnectionWatch/answeredBlocking(_:)``: PostgresNIO 1.x never
-    /// answers a statement written to a closed channel).
-    private func answered<T: Sendable>(_ future: EventLoopFuture<T>, on connection: PostgresConnection) throws -> T {
-        guard let watch = log.watch(of: connection) else { throw ChannelError.ioOnClosedChannel }
-        return try watch.answeredBlocking(future)
-    }
-
-    /// ``PostgresEventLog/usableConnectionBlocking()``.
-    private func usableConnection() throws -> PostgresConnection {
-        try log.usableConnectionBlocking()
-    }
-
-    /// Sets the session's `statement_timeout` to what is left of the current ``WorkDeadline``
-    /// (none without one), so that a statement the database holds up (a lock, a stuck server)
-    /// is cancelled by the server at the deadline. Sent only when the session's value is short
-    /// of what is left, or ends more than a tenth of the limit after it: most statements of a
-    /// request run on the value set by an earlier one.
-    /// - Throws: ``WorkStopped`` when the deadline has passed.
-    private func applyDeadline(on connection: PostgresConnection) throws {
-        let current = statementTimeout.on === connection ? statementTimeout.milliseconds : 0
-        let wanted: Int64
-        if let work = WorkDeadline.current {
-            try WorkDeadline.checkCurrent()
-            let left = work.remaining
-            wanted = max(1, Int64((Double(left.components.seconds) * 1000 + Double(left.components.attoseconds) / 1e15).rounded(.up)))
-            let limit = work.limit.components.seconds * 1000 + work.limit.components.attoseconds / 1_000_000_000_000_000
-            if current >= wanted && current - wanted <= max(50, limit / 10) { return }
-        } else {
-            wanted = 0
-            if current == 0 { return }
-        }
-        do {
-            _ = try answered(connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger), on: connection)
-        } catch {
-            throw mappedError(error)
-        }
-        statementTimeout = (wanted, connection)
-    }
-
-    /// A statement's failure as this store reports it: a statement the server cancelled at the
-    /// work's deadline (SQLSTATE 57014, `statement_timeout`) as ``WorkStopped``; others as
-    /// ``PostgresEventLog/mapped(_:)`` does.
-    private func mappedError(_ error: any Error) -> any Error {
-        if let e = error as? PSQLError, e.serverInfo?[.sqlState] == "57014", let work = WorkDeadline.current {
-            return work.reason ?? WorkStopped.pastDeadline(work.limit)
-        }
-        return log.mapped(error)
-    }
 }
 
 /// Runs async work to its end from a thread that may block (a CLI command's, not a task's).
