@@ -6,7 +6,7 @@ import Darwin
 
 /// Runs `body(i)` for `i` in `0..<count` on `count` threads at once and waits for them all.
 enum Threads {
-    final class Box: @unchecked Sendable {
+    final class Box: Sendable {
         let body: @Sendable (Int) -> Void
         let index: Int
         init(body: @escaping @Sendable (Int) -> Void, index: Int) {

@@ -418,11 +418,11 @@ enum Blocking {
         let done = DispatchSemaphore(value: 0)
         let box = Box<T>()
         Task.detached {
-            do { box.result = .success(try await operation()) } catch { box.result = .failure(error) }
+            do { box.set(.success(try await operation())) } catch { box.set(.failure(error)) }
             done.signal()
         }
         done.wait()
-        return try box.result!.get()
+        return try box.get()!.get()
     }
 
     /// ``wait(_:)``, given up once `isLost` has answered `true` for `grace` on end: then its
@@ -462,10 +462,9 @@ enum Blocking {
 
     /// The result, written by the task before it signals and read after the wait (under a
     /// lock: a wait given up may end while the task still runs).
-    private final class Box<T>: @unchecked Sendable {
-        private let lock = Mutex(())
-        var result: Result<T, any Error>?
-        func set(_ r: Result<T, any Error>) { lock.withLock { _ in result = r } }
-        func get() -> Result<T, any Error>? { lock.withLock { _ in result } }
+    private final class Box<T: Sendable>: Sendable {
+        private let result = Mutex<Result<T, any Error>?>(nil)
+        func set(_ r: Result<T, any Error>) { result.withLock { $0 = r } }
+        func get() -> Result<T, any Error>? { result.withLock { $0 } }
     }
 }
