@@ -22,7 +22,7 @@ struct ScannedDevice: Sendable {
 }
 
 /// The outcome of pass 1: the spool, the devices to replay and the app naming.
-final class ScanResult: @unchecked Sendable {
+final class ScanResult: Sendable {
     let spool: Spool
     /// App names by canonical id (ascending byte order of the names).
     let appNames: [String]
