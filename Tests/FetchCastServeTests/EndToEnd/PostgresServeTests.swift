@@ -196,6 +196,16 @@ struct PostgresServeTests {
         await watcher.value
         let answer = answered.isSet ? await posted.value.map { ($0.status, $0.retryAfter) } : nil
         let took = ContinuousClock.now - lost
+        if answer?.0 == .ok {
+            // On a loaded machine the COPY and its commit can end between the poll that saw rows
+            // arrive and the end of the sessions (seen once in a clean-clone run): then the POST
+            // was stored whole, never in part, and the server carries on.
+            print("POST lost during its COPY: its COPY ended before the loss, 200 after \(took)")
+            #expect(try await database.strings("SELECT count(*)::text FROM event_log") == [String(rows)], "stored whole")
+            #expect(server.process.isRunning && !server.stderr.contains("Fatal error"), "serve ended: \(server.stderr.suffix(2000))")
+            #expect(server.terminate() == 0, "\(server.stderr.suffix(1500))")
+            return
+        }
         #expect(answer?.0 == .serviceUnavailable && answer?.1 == "1", "\(String(describing: answer)) after \(took)")
         print("POST lost during its COPY: \(String(describing: answer?.0.code)) after \(took)")
         #expect(server.process.isRunning && !server.stderr.contains("Fatal error"), "serve ended: \(server.stderr.suffix(2000))")
