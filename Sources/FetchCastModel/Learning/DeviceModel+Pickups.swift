@@ -20,11 +20,19 @@ extension DeviceModel {
     /// borrows the weekdays'.
     /// - Complexity: O(``PickupLog/capacity`` + the days its silences span).
     public func pickupWindow(app: Int32, at t: Double) -> PickupWindow? {
+        guard var w = pickupDays(at: t) else { return nil }
+        w.count(pickupLog.firstLaunches(beforeDay: HabitLog.day(w.start), halfLifeDays: configuration.halfLifeDays), of: app)
+        return w
+    }
+
+    /// The days part of ``pickupWindow(app:at:)``, the same for every app: the days at risk at
+    /// `t`'s time of day and those first used within τ, of `t`'s kind of day or of either.
+    func pickupDays(at t: Double) -> PickupWindow? {
         let start = t + Double(lastOffset)
         let tau = configuration.tau, halfLife = configuration.halfLifeDays
-        let own = pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife)
+        let own = pickupLog.daysAtRisk(start: start, tau: tau, halfLifeDays: halfLife)
         guard (own?.pickupDays ?? 0) < Self.pickupMinimumDays else { return own }
-        return pickupLog.window(app: app, start: start, tau: tau, halfLifeDays: halfLife, everyDay: true) ?? own
+        return pickupLog.daysAtRisk(start: start, tau: tau, halfLifeDays: halfLife, everyDay: true) ?? own
     }
 
     /// Whether the pickup clock may speak at `t`: a launch in `(t, t + τ]` would end a silence of
@@ -45,14 +53,37 @@ extension DeviceModel {
     /// ``pickupMinimumDays`` days are at risk, and the device was first used in the window with
     /// the app on at least ``pickupMinimumAppDays`` of them.
     func pickupChance(app: Int32, at t: Double) -> Double? {
-        guard pickupClockSpeaks(at: t),
-              !habitLog.speaks(
-                app: app, minimumObservedDays: configuration.habitMinimumObservedDays,
-                maximumDailySessions: configuration.habitMaximumDailySessions),
-              let w = pickupWindow(app: app, at: t),
-              w.observedDays >= Self.pickupMinimumDays, w.appPickups >= Self.pickupMinimumAppDays
-        else { return nil }
+        guard pickupClockSpeaks(at: t), pickupClockSpeaks(for: app), let w = pickupWindow(app: app, at: t) else { return nil }
+        return Self.pickupChance(w)
+    }
+
+    /// Whether the pickup clock may speak for `app`: its own habit clock does not.
+    func pickupClockSpeaks(for app: Int32) -> Bool {
+        !habitLog.speaks(
+            app: app, minimumObservedDays: configuration.habitMinimumObservedDays, maximumDailySessions: configuration.habitMaximumDailySessions)
+    }
+
+    /// ``pickupChance(app:at:)`` of a window counted for an app.
+    static func pickupChance(_ w: PickupWindow) -> Double? {
+        guard w.observedDays >= pickupMinimumDays, w.appPickups >= pickupMinimumAppDays else { return nil }
         return w.share
+    }
+
+    /// ``pickupChance(app:at:)`` for each of `apps` whose pickup clock may speak
+    /// (``pickupClockSpeaks(for:)``, asked once by the caller), the days counted once for all and
+    /// the first launches once a day (`firstLaunches` keeps them between calls): what a scan of
+    /// many instants asks.
+    func pickupChances(
+        _ apps: [Int32], at t: Double, firstLaunches: inout PickupLog.FirstLaunches?, _ body: (Double) -> Void
+    ) {
+        guard pickupClockSpeaks(at: t), let days = pickupDays(at: t) else { return }
+        let day = HabitLog.day(days.start)
+        if firstLaunches?.day != day { firstLaunches = pickupLog.firstLaunches(beforeDay: day, halfLifeDays: configuration.halfLifeDays) }
+        for app in apps {
+            var w = days
+            w.count(firstLaunches!, of: app)
+            if let c = Self.pickupChance(w) { body(c) }
+        }
     }
 
     /// The device's latest launch of any app.

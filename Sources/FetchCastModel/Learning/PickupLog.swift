@@ -70,6 +70,15 @@ struct PickupLog: Sendable, Hashable, Codable {
     /// - Returns: `nil` when no day is at risk.
     /// - Complexity: O(``capacity`` + the days the pickups' silences span).
     func window(app: Int32, start: Double, tau: Double, halfLifeDays: Double, everyDay: Bool = false) -> PickupWindow? {
+        guard var result = daysAtRisk(start: start, tau: tau, halfLifeDays: halfLifeDays, everyDay: everyDay) else { return nil }
+        result.count(firstLaunches(beforeDay: HabitLog.day(start), halfLifeDays: halfLifeDays), of: app)
+        return result
+    }
+
+    /// The days part of ``window(app:start:tau:halfLifeDays:everyDay:)``, which no app changes:
+    /// the days at risk and those first used in the window (the first launches not counted).
+    /// - Complexity: O(``capacity`` + the days the pickups' silences span).
+    func daysAtRisk(start: Double, tau: Double, halfLifeDays: Double, everyDay: Bool = false) -> PickupWindow? {
         let windowDay = HabitLog.day(start)
         let x = start - Double(windowDay) * 86_400
         let weekend = HabitLog.isWeekend(windowDay)
@@ -91,17 +100,30 @@ struct PickupLog: Sendable, Hashable, Codable {
                 result.weightedPickup += w
             }
         }
-        // The app's share of the pickups' first launches, whatever their time of day.
+        return result.observedDays > 0 ? result : nil
+    }
+
+    /// The pickups before local day `windowDay`, at any time of day, and per app those that
+    /// began with it, recency-weighted as seen from that day: the same for every window of the
+    /// day, so counted once for all of them.
+    /// - Complexity: O(``capacity``).
+    func firstLaunches(beforeDay windowDay: Int32, halfLifeDays: Double) -> FirstLaunches {
+        var result = FirstLaunches(day: windowDay)
         for p in pickups where HabitLog.day(p.local) < windowDay {
             let w = exp2(-Double(windowDay - HabitLog.day(p.local)) / halfLifeDays)
             result.pickups += 1
             result.weightedPickups += w
-            if p.apps.first == app {
-                result.appPickups += 1
-                result.weightedAppPickups += w
-            }
+            if let app = p.apps.first { result.byApp[app, default: (0, 0)].count += 1; result.byApp[app]!.weighted += w }
         }
-        return result.observedDays > 0 ? result : nil
+        return result
+    }
+
+    /// The pickups before a day and, per app, those that began with it (``firstLaunches(beforeDay:halfLifeDays:)``).
+    struct FirstLaunches {
+        var day: Int32
+        var pickups = 0
+        var weightedPickups = 0.0
+        var byApp: [Int32: (count: Int, weighted: Double)] = [:]
     }
 }
 
@@ -131,6 +153,14 @@ public struct PickupWindow: Sendable, Hashable {
     /// The window, local time.
     public var start: Double
     public var end: Double
+
+    /// Counts the pickups before the window's day and those that began with `app`.
+    mutating func count(_ first: PickupLog.FirstLaunches, of app: Int32) {
+        pickups = first.pickups
+        weightedPickups = first.weightedPickups
+        appPickups = first.byApp[app]?.count ?? 0
+        weightedAppPickups = first.byApp[app]?.weighted ?? 0
+    }
 
     /// The recency-weighted share of the days at risk first used in the window, times the
     /// recency-weighted share of the pickups that began with the app: the chance a fetch at the

@@ -135,11 +135,13 @@ extension LearnedPolicy {
         let tau = model.configuration.tau, step = 300.0
         var end = min(from + Self.pickupScanHorizon, (model.lastEventTime ?? from) + configuration.anticipationSilence)
         if let last = model.lastLaunchOfAnyApp { end = min(end, last + Self.pickupLongestSilence) }
+        // The model does not change during the scan: which apps the clock speaks for, and each
+        // day's first launches, are asked once.
+        let speaking = apps.filter { model.pickupClockSpeaks(for: $0) }
+        var firstLaunches: PickupLog.FirstLaunches?
         func chances(at t: Double) -> (best: Double, sum: Double) {
-            guard model.pickupClockSpeaks(at: t) else { return (0, 0) }
             var best = 0.0, sum = 0.0
-            for app in apps {
-                guard let c = model.pickupChance(app: app, at: t) else { continue }
+            model.pickupChances(speaking, at: t, firstLaunches: &firstLaunches) { c in
                 best = max(best, c)
                 sum += c
             }
