@@ -144,13 +144,7 @@ package enum RestartBenchmark {
         return text
     }
 
-    static func iso(_ t: Double) -> String {
-        var time = time_t(t)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-    }
+    static func iso(_ t: Double) -> String { Timestamp.format(micros: Int64(t) * 1_000_000, utcOffsetSeconds: 0) }
 
     /// Asks for the fleet's plans one after another until stopped, reconnecting after a failure.
     static func askPlans(port: Int, client: Int, at: Double, drill: Drill) {
