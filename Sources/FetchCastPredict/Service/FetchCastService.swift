@@ -419,7 +419,7 @@ package final class FetchCastService: Sendable {
     }
 
     /// The connection plans kept in memory check the store on.
-    private final class Checker: @unchecked Sendable {  // used under the service's lock
+    private final class Checker {  // used under the service's lock (in its `Mutex`)
         let repository: ModelRepository
 
         init(store: any ServiceStore) { repository = ModelRepository(modelStore: store) }
@@ -427,7 +427,7 @@ package final class FetchCastService: Sendable {
 
     /// The warm-up's connection: reads like a reader, saves caught-up schedulers (at the CLI's
     /// durability: they are derived, and rebuilt when lost).
-    private final class Warmer: @unchecked Sendable {  // used under the service's lock
+    private final class Warmer {  // used under the service's lock (in its `Mutex`)
         let store: any ServiceStore
         let repository: ModelRepository
 

@@ -1,4 +1,5 @@
 import FetchCastStore
+import Foundation
 
 /// Plans kept ahead, kept in this process's memory as well, for a store a round trip away
 /// (PostgreSQL): a plan is answered from memory after one shared check of what changed.
@@ -16,7 +17,8 @@ import FetchCastStore
 /// on; a table is kept only when it was read after the first check). Otherwise the plan is
 /// read from the store as before, and the table read is kept.
 final class PlansInMemory: @unchecked Sendable {  // `state` only under `condition`'s lock
-    private let condition = ThreadCondition()
+    /// The lock over `state`, and the condition a request waits on for the check it shares.
+    private let condition = NSCondition()
     private var state: State
 
     /// Keeps up to about `capacityBytes` of tables.

@@ -9,7 +9,7 @@ enum DevicePool {
     ///
     /// With `report`, the jobs run on other threads and the calling thread calls `report()`
     /// every `interval` seconds until they are done (progress lines stay on the caller's thread).
-    static func map<T>(
+    static func map<T: Sendable>(
         count: Int, order: [Int], threads: Int, report: (() -> Void)? = nil, interval: Double = 0.5,
         _ body: @escaping @Sendable (Int) -> T
     ) -> [T] {
@@ -53,17 +53,11 @@ private final class Counter: Sendable {
     }
 }
 
-/// One result slot per job; each slot is written by exactly one thread.
-private final class Slots<T>: @unchecked Sendable {
-    private let storage: UnsafeMutableBufferPointer<T?>
-    init(count: Int) {
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: nil)
-    }
-    deinit {
-        storage.deinitialize()
-        storage.deallocate()
-    }
-    func set(_ i: Int, _ value: T) { storage[i] = value }
-    func values() -> [T] { storage.map { $0! } }
+/// One result slot per job; each slot is written by exactly one thread (once per device: the
+/// lock is not contended).
+private final class Slots<T: Sendable>: Sendable {
+    private let storage: Mutex<[T?]>
+    init(count: Int) { storage = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ i: Int, _ value: T) { storage.withLock { $0[i] = value } }
+    func values() -> [T] { storage.withLock { $0.map { $0! } } }
 }

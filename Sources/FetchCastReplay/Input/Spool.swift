@@ -61,7 +61,7 @@ struct SpoolRecord: Sendable, Hashable {
 /// process whatever happens.
 ///
 /// - Complexity: O(1) amortised per appended event; reading a stream is O(its events).
-final class Spool: @unchecked Sendable {
+final class Spool: @unchecked Sendable {  // written by one thread until `seal()`, then only read (`pread`): a cursor per worker
     static let blockRecords = 1024
     private let fd: Int32
     private let path: String

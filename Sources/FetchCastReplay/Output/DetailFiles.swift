@@ -13,7 +13,7 @@ import SystemPackage
 /// files while devices replay in parallel, then gathered in (policy, budget, device) order into
 /// `launches.csv.gz`, `fetches.csv.gz` and `decisions.csv.gz`, so memory does not grow with the
 /// trace.
-final class DetailFiles: @unchecked Sendable {
+final class DetailFiles: Sendable {
     static let launchHeader = "policy,budget,device,app,time,staleness_s,needy,fresh,covered_by_fetch,content_fresh\n"
     static let fetchHeader = "policy,budget,device,fetch_id,app,time,result,wakeup,joules,reason\n"
     static let decisionHeader = "policy,budget,device,app,time,value,launch_probability,new_data_probability,bar,fetched\n"

@@ -1,5 +1,6 @@
 import FetchCastTrace
 import Foundation
+import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)
@@ -14,10 +15,11 @@ import Darwin
 /// Spools are named after the store they go to (`STORE-body-XXXXXX`, beside it): a server
 /// killed during a `POST` leaves its spool, and the next server on that store removes it at
 /// start (``removeStale(directory:store:)``).
-final class BodySpool: @unchecked Sendable {
+final class BodySpool: Sendable {
     // Written by one task at a time: the handler awaits each write before the next.
     let path: String
-    private var fd: Int32
+    /// The file's descriptor; -1 once ``remove()`` closed it.
+    private let fd: Atomic<Int32>
 
     /// The name prefix of the spools of the store `store` (its file name).
     static func prefix(store: String) -> String {
@@ -27,7 +29,9 @@ final class BodySpool: @unchecked Sendable {
     /// Creates an empty file in `directory`, named after the store file `store`.
     init(directory: String, store: String) throws {
         do {
-            (fd, path) = try TemporaryPath.makeFile(in: directory, prefix: Self.prefix(store: store))
+            let made = try TemporaryPath.makeFile(in: directory, prefix: Self.prefix(store: store))
+            fd = Atomic(made.fd)
+            path = made.path
         } catch {
             throw Self.failure(error.code, "cannot create a temporary file in \(directory) for the request body")
         }
@@ -59,7 +63,7 @@ final class BodySpool: @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             // Retries an interrupted write and writes on after a short one.
-            _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
+            _ = try FileDescriptor(rawValue: fd.load(ordering: .acquiring)).writeAll(bytes)
         } catch {
             throw Self.failure((error as? Errno)?.rawValue ?? EIO, "cannot write the request body to a temporary file")
         }
@@ -67,7 +71,8 @@ final class BodySpool: @unchecked Sendable {
 
     /// Closes and deletes the file.
     func remove() {
-        if fd >= 0 { close(fd); fd = -1 }
+        let fd = fd.exchange(-1, ordering: .acquiringAndReleasing)
+        if fd >= 0 { close(fd) }
         unlink(path)
     }
 

@@ -1,5 +1,6 @@
 import FetchCastTrace
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,10 +17,11 @@ import Darwin
 /// later tells a directory whose server was killed (its lock free) from one whose server runs,
 /// and removes the first with the bodies it held (``removeAbandoned(in:)``). A graceful stop
 /// removes its own (``remove()``).
-package final class PrivateSpoolDirectory: @unchecked Sendable {  // `lock` only by its owner
+package final class PrivateSpoolDirectory: Sendable {
     /// The directory.
     package let path: String
-    private var lock: Int32
+    /// The lock file's descriptor; -1 once ``remove()`` closed it.
+    private let lock: Atomic<Int32>
 
     /// The name of the directories: the prefix, then 6 characters `mkdtemp` chose.
     static let prefix = "fetchcast-spool-"
@@ -28,7 +30,7 @@ package final class PrivateSpoolDirectory: @unchecked Sendable {  // `lock` only
 
     private init(path: String, lock: Int32) {
         self.path = path
-        self.lock = lock
+        self.lock = Atomic(lock)
     }
 
     /// A new directory in `base` only this user can enter, locked by this process.
@@ -71,10 +73,10 @@ package final class PrivateSpoolDirectory: @unchecked Sendable {  // `lock` only
 
     /// Removes this directory and what it holds (at a graceful stop).
     package func remove() {
-        guard lock >= 0 else { return }
+        let fd = lock.exchange(-1, ordering: .acquiringAndReleasing)
+        guard fd >= 0 else { return }
         _ = Self.empty(path)
-        close(lock)
-        lock = -1
+        close(fd)
     }
 
     /// Unlinks the regular files in `path` (bodies and the lock file), then the directory;
@@ -87,7 +89,8 @@ package final class PrivateSpoolDirectory: @unchecked Sendable {  // `lock` only
     }
 
     deinit {
-        if lock >= 0 { close(lock) }
+        let fd = lock.load(ordering: .acquiring)
+        if fd >= 0 { close(fd) }
     }
 
     package struct Failure: Error, CustomStringConvertible {
