@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 HERE = Path(__file__).resolve().parent
-NOTEBOOKS = ["launch-patterns.ipynb", "freshness-vs-energy.ipynb", "calibration.ipynb"]
+NOTEBOOKS = ["launch-patterns.ipynb", "freshness-vs-energy.ipynb", "push-delivery.ipynb", "calibration.ipynb"]
 
 
 def run(path: Path, save: bool, timeout: int) -> bool:
@@ -46,7 +46,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--save", action="store_true", help="write the executed outputs back into the notebooks")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
-    parser.add_argument("notebooks", nargs="*", help="notebook files (default: all three)")
+    parser.add_argument("notebooks", nargs="*", help="notebook files (default: all four)")
     args = parser.parse_args()
     paths = [Path(p).resolve() for p in args.notebooks] or [HERE / n for n in NOTEBOOKS]
     missing = [p for p in paths if not p.exists()]
