@@ -6,29 +6,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-echo "== building fetchcast and its tests (debug; the first build takes a few minutes)" >&2
+echo "== [+${SECONDS}s] building fetchcast and its tests (debug; the first build takes a few minutes)" >&2
 swift build --build-tests
 # A throwaway PostgreSQL 15 cluster (scripts/postgres.sh: a temporary directory, a free port on
 # 127.0.0.1, stopped and removed on exit) for the PostgreSQL cases of the suites; they find it
 # through FETCHCAST_TEST_POSTGRES (and PGPASSWORD), and are reported skipped without it.
-echo "== starting a throwaway PostgreSQL 15 cluster (scripts/postgres.sh)" >&2
+echo "== [+${SECONDS}s] starting a throwaway PostgreSQL 15 cluster (scripts/postgres.sh)" >&2
 postgres_env=$(scripts/postgres.sh start)
 eval "$postgres_env"
 trap 'scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"' EXIT
-echo "== running the Swift test suites (PostgreSQL at ${FETCHCAST_TEST_POSTGRES})" >&2
+echo "== [+${SECONDS}s] running the Swift test suites (PostgreSQL at ${FETCHCAST_TEST_POSTGRES})" >&2
 swift test --skip-build
 # A PostgreSQL restart under load (issue 40): no acknowledged POST lost, only 200s and 503s with
 # Retry-After, plans back within 10 s of the database's return (docs/postgres.md).
-echo "== a PostgreSQL restart under load (fetchcast bench restart)" >&2
+echo "== [+${SECONDS}s] a PostgreSQL restart under load (fetchcast bench restart)" >&2
 .build/debug/fetchcast bench restart --db "$FETCHCAST_TEST_POSTGRES" \
     --restart-command "scripts/postgres.sh restart $FETCHCAST_TEST_POSTGRES_DIR 3"
 scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"
 trap - EXIT
 unset FETCHCAST_TEST_POSTGRES PGPASSWORD FETCHCAST_TEST_POSTGRES_DIR
-echo "== fuzzing the trace reader for 60 s (scripts/fuzz.sh)" >&2
+echo "== [+${SECONDS}s] fuzzing the trace reader for 60 s (scripts/fuzz.sh)" >&2
 scripts/fuzz.sh 60
 
 # The HTTP API: schemathesis against /openapi.json of a running `fetchcast serve` (bounded examples).
+echo "== [+${SECONDS}s] the HTTP API against its OpenAPI document (scripts/schemathesis.sh)" >&2
 scripts/schemathesis.sh
 
 # Notebooks: re-execute each headless from a clean kernel (fails if any cell fails).
@@ -40,9 +41,9 @@ fi
 if [[ ! -x Notebooks/.venv/bin/python ]]; then
     python3 -m venv Notebooks/.venv
 fi
-echo "== the notebooks' pinned packages in Notebooks/.venv (installed when missing)" >&2
+echo "== [+${SECONDS}s] the notebooks' pinned packages in Notebooks/.venv (installed when missing)" >&2
 Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
-echo "== re-executing the notebooks headless" >&2
+echo "== [+${SECONDS}s] re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py
 # ... and on a user's own `evaluate --out` folder (FETCHCAST_EVALUATE_OUT, docs/analytics.md): other
 # policies and budgets than the sample's runs; the executed copy must say it read that folder.
@@ -58,12 +59,12 @@ rm -rf "$user_run"
 
 # The installed binary is self-contained (a static release build in .build-static/: several
 # minutes the first time).
-echo "== scripts/install-check.sh" >&2
+echo "== [+${SECONDS}s] scripts/install-check.sh" >&2
 scripts/install-check.sh
 
 # The README's first command, on a store of its own: it reuses the release build install-check
 # made (one release build serves the demo and the install, issue 41).
-echo "== scripts/demo.sh (FETCHCAST_DB in a temporary folder)" >&2
+echo "== [+${SECONDS}s] scripts/demo.sh (FETCHCAST_DB in a temporary folder)" >&2
 demo=$(mktemp -d)
 FETCHCAST_DB="$demo/demo.sqlite" scripts/demo.sh > "$demo/out.txt" 2> "$demo/err.txt" \
     || { cat "$demo/err.txt" >&2; echo "error: scripts/demo.sh failed" >&2; exit 1; }
@@ -74,5 +75,6 @@ grep -q "wrote out/evaluation/summary.csv" "$demo/err.txt" \
 rm -rf "$demo"
 
 # The analysis scripts' arithmetic on hand-computed cases (standard library only).
-echo "== scripts/paired-bootstrap.py --self-test" >&2
+echo "== [+${SECONDS}s] scripts/paired-bootstrap.py --self-test" >&2
 python3 scripts/paired-bootstrap.py --self-test
+echo "== [+${SECONDS}s] every test passed" >&2
