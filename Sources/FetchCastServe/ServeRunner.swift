@@ -8,7 +8,8 @@ public enum ServeRunner {
     /// (a slow upload trickling its body, a long sweep) is cancelled, its spooled body removed
     /// and nothing of it stored, and the process goes on stopping (at most 5 s more for the
     /// cancelled work to end). Before, one client trickling a 21 MB body held a SIGTERM for as
-    /// long as it trickled.
+    /// long as it trickled. Background work no request waits for (a fold, a warm-up pass) gets
+    /// 2 s, then is left to the process's exit (``BlockingPools``, ``SchedulerWarmup``).
     /// - Parameters:
     ///   - app: The application ``buildApplication(configuration:onRunning:)`` made.
     ///   - shutdownGrace: How long requests in flight may take after the signal.

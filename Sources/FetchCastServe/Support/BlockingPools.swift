@@ -1,5 +1,6 @@
 import FetchCastCore
 import Hummingbird
+import Logging
 import NIOPosix
 import ServiceLifecycle
 
@@ -49,12 +50,20 @@ final class BlockingPools: Service, Sendable {
         try await writes.runIfActive(body)
     }
 
+    /// How long a stop waits for each pool's running work.
+    static let stopWait = Duration.seconds(2)
+
     /// Waits for graceful shutdown (after the HTTP server, which finishes in-flight requests
-    /// first), then stops the threads.
+    /// first), then stops the threads. What still runs by then is no request's: a fold the last
+    /// ingest scheduled (derived: the next start folds again). It gets ``stopWait``, then is
+    /// left to the process's exit (``NIOThreadPool/stop(within:)``), which rolls it back.
     func run() async throws {
         try? await gracefulShutdown()
-        try await reads.shutdownGracefully()
-        try await writes.shutdownGracefully()
+        let readsStopped = await reads.stop(within: Self.stopWait)
+        let writesStopped = await writes.stop(within: Self.stopWait)
+        if !readsStopped || !writesStopped {
+            Logger(label: "fetchcast.serve").notice("a fold or read still running at shutdown was not waited for past \(Self.stopWait); the next start folds again")
+        }
     }
 
     /// `limit` in seconds as a person writes them (10, 0.5).

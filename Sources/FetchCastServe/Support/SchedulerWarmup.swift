@@ -111,11 +111,20 @@ final class SchedulerWarmup: Service, Sendable {
         #endif
     }
 
+    /// How long a stop waits for the running pass.
+    static let stopWait = Duration.seconds(2)
+
     /// Runs a first pass, waits for graceful shutdown, then stops between two devices.
+    ///
+    /// A pass that has not stopped within ``stopWait`` (a batch's read, catch-up or save take
+    /// seconds on a loaded machine) is left to the process's exit instead of holding the
+    /// shutdown past its bound (``NIOThreadPool/stop(within:)``): what it saves is derived.
     func run() async throws {
         schedule()
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
-        try await thread.shutdownGracefully()
+        if await !thread.stop(within: Self.stopWait) {
+            logger.notice("the scheduler warm-up did not stop within \(Self.stopWait); stopping without it (the next start saves its schedulers again)")
+        }
     }
 }
