@@ -17,7 +17,7 @@ flags=(-c release --product fetchcast --static-swift-stdlib --scratch-path .buil
 build_env=()
 for name in $(compgen -e); do
   case $name in
-    PATH|HOME|TMPDIR|LANG|LC_ALL|http_proxy|https_proxy|no_proxy|HTTP_PROXY|HTTPS_PROXY|NO_PROXY|SWIFTPM_*|SWIFT_*)
+    PATH|HOME|USER|TMPDIR|LANG|LC_ALL|XDG_*|SWIFTPM_*|SWIFT_*|GIT_*|SSL_CERT_*|CURL_CA_BUNDLE|http_proxy|https_proxy|no_proxy|HTTP_PROXY|HTTPS_PROXY|NO_PROXY)
       build_env+=("$name=${!name}") ;;
   esac
 done
