@@ -93,9 +93,8 @@ enum Explanation {
             // 0 cannot be why a fetch is made (its chance then came from the gaps and hours
             // placed in the window, which the words below state).
             if let h = model.habitDays(app: fetch.app, at: fetch.time), h.days > 0 {
-                let kind = h.weekend ? (h.of == 1 ? "weekend day" : "weekend days") : (h.of == 1 ? "weekday" : "weekdays")
                 text = "\(device) opened \(app) between \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset, separator: " and ")) "
-                    + "on \(h.days) of the last \(h.of) \(kind) it was used (p=\(fixed(fetch.launchProbability)))"
+                    + "on \(h.days) of the last \(h.of) \(h.daysCounted) it was used (p=\(fixed(fetch.launchProbability)))"
             } else {
                 text = "\(who) \(opens) \(app) \(clockWindow(fetch.time, tau: tau, offset: model.lastOffset)) (\(p))"
             }

@@ -124,6 +124,28 @@ struct PredictCLITests {
         #expect(reasons > 100, "the walk saw few fetches")
     }
 
+    /// A habit of some weekdays only is planned on those days only (issue 39 item 4): the
+    /// generated gym user (fitness at about 06:15 on Mondays, Wednesdays and Fridays), asked on
+    /// a Sunday night of its seventh week for the week ahead, is fetched for on Monday,
+    /// Wednesday and Friday mornings and on no other day.
+    @Test func aHabitOfSomeWeekdaysIsPlannedOnThoseDaysOnly() throws {
+        let w = try Workspace()
+        #expect(try w.run(["habits", "generate", "--archetypes", "gym-mwf", "--days", "49", "-o", "gym.csv"]).status == 0)
+        #expect(try w.run(["ingest", "gym.csv"]).status == 0)
+        let r = try w.run([
+            "predict", "--device", "gym-mwf-1", "--app", "fitness", "--at", "2024-04-21T22:00:00+01:00", "--horizon", "168", "--format", "json",
+        ])
+        #expect(r.status == 0, "\(r.err)")
+        var days: [String] = []
+        for line in r.out.split(separator: "\n") {
+            let record = try JSONDecoder().decode(PredictionRecord.self, from: Data(line.utf8))
+            days.append(String(record.fetch_at.prefix(10)))
+            #expect(record.fetch_at.dropFirst(11).hasPrefix("05:") || record.fetch_at.dropFirst(11).hasPrefix("06:"), "\(record.fetch_at)")
+        }
+        // Monday 22nd, Wednesday 24th, Friday 26th; with weekdays alone Tuesday and Thursday too.
+        #expect(Set(days) == ["2024-04-22", "2024-04-24", "2024-04-26"], "\(r.out)")
+    }
+
     /// An empty plan says its true cause: eight days after the device's last event the rule
     /// that stops plans after a week of silence, not "no habit falls in that time" (the daily
     /// habits do).

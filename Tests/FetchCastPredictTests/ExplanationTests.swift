@@ -130,6 +130,42 @@ struct ExplanationTests {
         #expect(weekend == "19_F often opens com.whatsapp 09:03–09:33 (p=0.30)")
     }
 
+    /// A habit of one day of the week counts that day: a meeting app opened at 09:15 on Mondays
+    /// only, four weeks (3 of 3 Mondays against the weekdays' share would happen once in a
+    /// hundred times or less), so its share was read from the Mondays.
+    @Test func aHabitOfOneDayOfTheWeekCountsThatDay() {
+        var model = DeviceModel()
+        let monday = 1_699_833_600.0  // Monday 2023-11-13, UTC
+        for day in 0..<28 {
+            let d = monday + Double(day) * 86_400
+            if day % 7 == 0 { model.observe(DeviceEvent(time: d + 9.25 * 3600, app: 0, kind: .launch)) }
+            model.observe(DeviceEvent(time: d + 12 * 3600, app: 1, kind: .launch))
+        }
+        let at = monday + 28 * 86_400 + 9 * 3600 + 180
+        let fetch = ScheduledFetch(app: 0, time: at, launchProbability: 0.61, newDataProbability: 1, reason: .habit(probability: 0.61))
+        let text = Explanation.reason(for: fetch, device: "19_F", model: model, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(text == "19_F opened com.whatsapp between 09:03 and 09:33 on 4 of the last 4 Mondays it was used (p=0.61)")
+        // The Tuesday after: no Tuesday held a session of the app, which the weekdays' share of
+        // days with it (4 of 20) gives 41% of the time: the weekdays speak, and are counted.
+        let tuesday = ScheduledFetch(app: 0, time: at + 86_400, launchProbability: 0.1, newDataProbability: 1, reason: .habit(probability: 0.1))
+        let weekdays = Explanation.reason(for: tuesday, device: "19_F", model: model, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(weekdays == "19_F opened com.whatsapp between 09:03 and 09:33 on 4 of the last 20 weekdays it was used (p=0.10)")
+        // A gym on Mondays, Wednesdays and Fridays at 06:15, four weeks: on a Tuesday the app's
+        // days (0 of 4 Tuesdays against 12 of 20 weekdays) say it is not a day of the habit; its
+        // share was read from the Tuesdays, none of which held a session: no count is cited.
+        var gym = DeviceModel()
+        for day in 0..<28 {
+            let d = monday + Double(day) * 86_400
+            if [0, 2, 4].contains(day % 7) { gym.observe(DeviceEvent(time: d + 6.25 * 3600, app: 0, kind: .launch)) }
+            gym.observe(DeviceEvent(time: d + 12 * 3600, app: 1, kind: .launch))
+        }
+        let tuesdayGym = ScheduledFetch(app: 0, time: monday + 29 * 86_400 + 6 * 3600, launchProbability: 0.1, newDataProbability: 1,
+                                        reason: .habit(probability: 0.1))
+        let gymText = Explanation.reason(for: tuesdayGym, device: "19_F", model: gym, tau: 1800, ownSessions: 20, name: { Self.names[Int($0)] })
+        #expect(gymText == "19_F sometimes opens com.whatsapp 06:00–06:30 (p=0.10)")
+        #expect(gym.habitDays(app: 0, at: tuesdayGym.time) == HabitDays(days: 0, of: 4, weekend: false, weekday: 1))
+    }
+
     /// Reasons only other policies make (a retry, say) keep the worded chance and add their own.
     @Test func aReasonThePlannerDoesNotMakeIsStillWordedByStrength() {
         #expect(Self.reason(p: 0.3, reason: .retry) == "19_F often opens com.whatsapp 09:03–09:33 on weekdays (p=0.30); retry after failure")

@@ -3,11 +3,19 @@ import Foundation
 
 extension DeviceModel {
     /// What the device's history says of `app` in the window `(t, t + τ]` of its local day: on
-    /// how many of the recent days of the same kind (weekday or weekend) before that day a
-    /// session of the app started in the same window (``HabitLog``); `nil` before any such day.
+    /// how many of the recent days before that day a session of the app started in the same
+    /// window, counted over the days the habit's share was read from (``HabitLog``): the same day
+    /// of the week once three of them are counted, else the same kind of day (weekday or
+    /// weekend); `nil` before any such day.
     /// - Complexity: O(``HabitLog/sessionCapacity`` + ``HabitLog/dayCapacity``).
-    public func habitDays(app: Int32, at t: Double) -> (days: Int, of: Int, weekend: Bool)? {
-        habit(app: app, at: t).map { ($0.days, $0.observedDays, $0.weekend) }
+    public func habitDays(app: Int32, at t: Double) -> HabitDays? {
+        habit(app: app, at: t).map { h in
+            if let weekday = h.weekday {
+                HabitDays(days: h.weekdayDays, of: h.weekdayObservedDays, weekend: h.weekend, weekday: weekday)
+            } else {
+                HabitDays(days: h.days, of: h.observedDays, weekend: h.weekend, weekday: nil)
+            }
+        }
     }
 
     /// ``HabitLog/window(app:start:tau:halfLifeDays:)`` for `(t, t + τ]` on the device's clock.
@@ -60,5 +68,30 @@ extension DeviceModel {
             halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: configuration.habitMinimumDays,
             minimumObservedDays: configuration.habitMinimumObservedDays, maximumDailySessions: configuration.habitMaximumDailySessions
         ).map { $0 - offset }
+    }
+}
+
+/// On how many of the recent days a device opened an app in a window of the day: the counts a
+/// habit's share was read from (``DeviceModel/habitDays(app:at:)``), as a person counts them on
+/// their own calendar.
+public struct HabitDays: Sendable, Hashable {
+    /// Days with a session of the app in the window.
+    public var days: Int
+    /// Days counted: days of use before the window's day, of its day of the week when
+    /// ``weekday`` is set, else of its kind (weekday or weekend).
+    public var of: Int
+    /// Whether the window's day is a Saturday or a Sunday.
+    public var weekend: Bool
+    /// The window's day of the week (0 = Monday … 6 = Sunday) when the days counted are that day
+    /// of the week; `nil` when they are the window's kind of day.
+    public var weekday: Int?
+
+    /// The days counted, named as a person reads them: "Mondays", "weekdays", "weekend day".
+    public var daysCounted: String {
+        if let weekday {
+            let name = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday]
+            return of == 1 ? name : name + "s"
+        }
+        return weekend ? (of == 1 ? "weekend day" : "weekend days") : (of == 1 ? "weekday" : "weekdays")
     }
 }

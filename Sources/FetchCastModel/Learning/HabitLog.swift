@@ -33,8 +33,91 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// Whether a local day number is a Saturday or a Sunday (day 0, 1970-01-01, was a Thursday).
     @inline(__always)
     static func isWeekend(_ day: Int32) -> Bool {
-        let weekday = ((Int(day) + 3) % 7 + 7) % 7  // 0 = Monday
-        return weekday >= 5
+        weekday(day) >= 5
+    }
+
+    /// The day of the week of a local day number: 0 = Monday … 6 = Sunday.
+    @inline(__always)
+    static func weekday(_ day: Int32) -> Int { ((Int(day) + 3) % 7 + 7) % 7 }
+
+    /// Pseudo-days at the share of the window's kind of day (weekday or weekend) that a share read
+    /// per day of the week starts from: a habit of some weekdays only (a gym on Mondays,
+    /// Wednesdays and Fridays) is planned on those days, and a daily one stays near its kind's
+    /// share. One, like ``otherKindDays``: the next coarser level counts as one day
+    /// (docs/model.md, "Days of the week").
+    static let dayOfWeekPseudoDays = 1.0
+    /// The fewest days of the window's day of the week (of use, counted) before its share is read
+    /// per day of the week: three weeks show a habit of some weekdays; until then the window's
+    /// kind of day (weekday or weekend) speaks for it.
+    static let dayOfWeekMinimumDays = 3
+
+    /// How unlikely a day of the week's count must be at its kind's share for the day of the week
+    /// to speak (``weekdayShare(_:)``): less than once in ten.
+    static let dayOfWeekSignificance = 0.1
+
+    /// How unlikely a window's count on its day of the week must be at its kind's share for the
+    /// day of the week to raise its share (``weekdayShare(_:)``): less than once in a hundred.
+    /// A look goes to the fullest window of the day, so a raise is a choice among many windows:
+    /// at 0.1, four Sundays' sessions at 09:32 ± 7 minutes against the weekends' 0.55 in
+    /// (09:30, 10:00] (0.09) moved the look after a Sunday session at 09:26.
+    static let dayOfWeekRaiseSignificance = 0.01
+
+    /// What a window's day of the week says, beside its kind of day.
+    struct WeekdayCounts {
+        /// The window's share over the days of its kind (weekday or weekend).
+        var kindShare: Double
+        /// Recency-weighted days of the day of the week with a session in the window, and counted.
+        var weightedDays: Double
+        var weightedObserved: Double
+        /// Days of the day of the week counted, those with a session in the window, and those
+        /// with a session of the app at any time (unweighted).
+        var days: Int
+        var windowDays: Int
+        var appDays: Int
+        /// The share of the days of the kind counted with a session of the app at any time.
+        var kindAppDayShare: Double
+    }
+
+    /// The window's share read per day of the week, or `nil` when the day of the week does not
+    /// speak and the kind's share stands: at least ``dayOfWeekMinimumDays`` of its days counted,
+    /// and a count that the kind's share would give less than once in 1 / ``dayOfWeekSignificance``
+    /// (a binomial tail). Below the kind's share, that count is the days with a session of the
+    /// app at any time (a gym on Mondays, Wednesdays and Fridays, 0 of 3 Tuesdays against 0.6
+    /// of weekdays: 0.064, every Tuesday window; a window's own count is not used to lower it:
+    /// a habit at 09:30 ± 7 minutes has 1 of 4 Sundays in (09:00, 09:30] as often as not);
+    /// above it, the window's, with sessions on at least ``dayOfWeekMinimumDays`` of them, less
+    /// than once in 1 / ``dayOfWeekRaiseSignificance`` (a meeting on Mondays only, 3 of 3
+    /// against 0.2: 0.008; two odd launches on Tuesdays are no habit). The share is the weighted days of the
+    /// day of the week with a session plus ``dayOfWeekPseudoDays`` at the kind's share (each
+    /// weighing what those days weigh on average), over those counted plus the pseudo-days.
+    static func weekdayShare(_ c: WeekdayCounts) -> (days: Double, observed: Double)? {
+        guard c.days >= dayOfWeekMinimumDays else { return nil }
+        // A pseudo-day weighs as much as the day of the week's days counted do on average.
+        let pseudo = dayOfWeekPseudoDays * c.weightedObserved / Double(c.days)
+        let days = c.weightedDays + pseudo * c.kindShare
+        let observed = c.weightedObserved + pseudo
+        let windowDays = min(c.windowDays, c.days)  // a window can hold two sessions of one day
+        if days / observed < c.kindShare {
+            let rare = lowerTail(min(c.appDays, c.days), of: c.days, p: c.kindAppDayShare) < dayOfWeekSignificance
+            return rare ? (days, observed) : nil
+        }
+        guard windowDays >= dayOfWeekMinimumDays,
+              lowerTail(c.days - windowDays, of: c.days, p: 1 - c.kindShare) < dayOfWeekRaiseSignificance
+        else { return nil }
+        return (days, observed)
+    }
+
+    /// The chance of at most `k` successes in `n` trials of chance `p`; 1 when `k` is not below
+    /// the `n·p` expected.
+    static func lowerTail(_ k: Int, of n: Int, p: Double) -> Double {
+        let q = min(1, max(0, p))
+        guard k >= 0, Double(k) < q * Double(n) else { return 1 }
+        var c = 1.0, sum = 0.0
+        for i in 0...k {
+            if i > 0 { c = c * Double(n - i + 1) / Double(i) }
+            sum += c * pow(q, Double(i)) * pow(1 - q, Double(n - i))
+        }
+        return sum
     }
 
     /// Notes a launch at local time `local`; `isSession` when it starts a session of `app`.
@@ -90,9 +173,12 @@ struct HabitLog: Sendable, Hashable, Codable {
 
     /// What the log says of `app` in the local window `(start, start + tau]`.
     ///
-    /// The share is the recency-weighted days of the window's kind with a session in it, plus
-    /// ``otherKindDays`` pseudo-days at the other kind's share, over the days of its kind counted
-    /// plus those pseudo-days.
+    /// The share of the window's kind of day is the recency-weighted days of that kind with a
+    /// session in it, plus ``otherKindDays`` pseudo-days at the other kind's share, over the days
+    /// of its kind counted plus those pseudo-days. Where the window's day of the week differs
+    /// from its kind, the share is read per day of the week: the recency-weighted days of that day of the week with a session in the window, plus
+    /// ``dayOfWeekPseudoDays`` at the kind's share, over those days counted plus the pseudo-days,
+    /// when the day of the week speaks (``weekdayShare(_:)``).
     /// - Parameters:
     ///   - start: The window's start, local time.
     ///   - halfLifeDays: The recency weighting: a day this long before the window counts half.
@@ -104,14 +190,27 @@ struct HabitLog: Sendable, Hashable, Codable {
         let counted = countedDays(app: app, windowDay: windowDay, windowOffset: x, tau: tau)
         guard !counted.isEmpty else { return nil }
         let weekend = Self.isWeekend(windowDay)
+        let weekday = Self.weekday(windowDay)
         func weight(_ d: Int32) -> Double { exp2(-Double(windowDay - d) / halfLifeDays) }
-        // Index 0: the window's kind of day; 1: the other.
-        var observed = [0.0, 0.0], hits = [0.0, 0.0]
-        var observedDays = [0, 0], hitDays = [0, 0]
+        // Index 0: the window's kind of day; 1: the other; 2: the window's day of the week.
+        var observed = [0.0, 0.0, 0.0], hits = [0.0, 0.0, 0.0]
+        var observedDays = [0, 0, 0], hitDays = [0, 0, 0]
         for d in counted {
             let k = Self.isWeekend(d) == weekend ? 0 : 1
             observed[k] += weight(d)
             observedDays[k] += 1
+            if Self.weekday(d) == weekday {
+                observed[2] += weight(d)
+                observedDays[2] += 1
+            }
+        }
+        // The app's days of use at any time, of the window's kind and of its day of the week.
+        var appDays: Set<Int32> = []
+        for s in sessions[app] ?? [] { appDays.insert(Self.day(s)) }
+        var kindAppDays = 0, weekdayAppDays = 0
+        for d in counted where appDays.contains(d) && Self.isWeekend(d) == weekend {
+            kindAppDays += 1
+            if Self.weekday(d) == weekday { weekdayAppDays += 1 }
         }
         var seen: [Int32] = []
         for s in sessions[app] ?? [] {
@@ -123,16 +222,26 @@ struct HabitLog: Sendable, Hashable, Codable {
             let k = Self.isWeekend(d) == weekend ? 0 : 1
             hits[k] += weight(d)
             hitDays[k] += 1
+            if Self.weekday(d) == weekday {
+                hits[2] += weight(d)
+                hitDays[2] += 1
+            }
         }
         let otherShare = observed[1] > 0 ? hits[1] / observed[1] : nil
         let pseudo = otherShare == nil ? 0 : Self.otherKindDays
-        let weightedDays = hits[0] + pseudo * (otherShare ?? 0)
-        let weightedObserved = observed[0] + pseudo
+        var weightedDays = hits[0] + pseudo * (otherShare ?? 0)
+        var weightedObserved = observed[0] + pseudo
         guard weightedObserved > 0 else { return nil }
+        let counts = WeekdayCounts(
+            kindShare: weightedDays / weightedObserved, weightedDays: hits[2], weightedObserved: observed[2], days: observedDays[2],
+            windowDays: hitDays[2], appDays: weekdayAppDays, kindAppDayShare: Double(kindAppDays) / Double(max(1, observedDays[0])))
+        let byWeekday = Self.weekdayShare(counts)
+        if let byWeekday { (weightedDays, weightedObserved) = byWeekday }
         return Habit(
             share: weightedDays / weightedObserved, weightedDays: weightedDays, weightedObserved: weightedObserved,
             days: hitDays[0], observedDays: observedDays[0], allDays: hitDays[0] + hitDays[1], allObservedDays: counted.count,
-            weekend: weekend, start: start, end: start + tau)
+            weekend: weekend, weekday: byWeekday == nil ? nil : weekday, weekdayDays: hitDays[2], weekdayObservedDays: observedDays[2],
+            start: start, end: start + tau)
     }
 
     /// Pseudo-sessions spread evenly over the hours a window touches in ``placement(app:start:tau:)``:
@@ -216,22 +325,34 @@ struct HabitLog: Sendable, Hashable, Codable {
         func weight(_ d: Int32) -> Double { exp2(-(reference - Double(d)) / halfLifeDays) }
         // Per kind of day (0 weekday, 1 weekend): the sessions by time of day (those after
         // midnight also as the late end of the day before), and the days counted.
-        var entries: [[(offset: Double, weight: Double)]] = [[], []]
+        // Then (indices 2 + 0 … 2 + 6) the same per day of the week, Monday first.
+        var entries: [[(offset: Double, weight: Double)]] = Array(repeating: [], count: 9)
         for s in times {
             let d = Self.day(s)
             guard d >= from else { continue }
             let offset = s - Double(d) * 86_400
             entries[Self.isWeekend(d) ? 1 : 0].append((offset, weight(d)))
             entries[Self.isWeekend(d - 1) ? 1 : 0].append((offset + 86_400, weight(d)))
+            entries[2 + Self.weekday(d)].append((offset, weight(d)))
+            entries[2 + Self.weekday(d - 1)].append((offset + 86_400, weight(d)))
         }
-        var observed = [0.0, 0.0]
-        for d in days where d >= from { observed[Self.isWeekend(d) ? 1 : 0] += weight(d) }
+        var observed = [Double](repeating: 0, count: 9)
+        var observedDays = [Int](repeating: 0, count: 9)
+        var appDays = [Int](repeating: 0, count: 9)
+        let daysWithSessions = Set(times.map(Self.day))
+        for d in days where d >= from {
+            for i in [Self.isWeekend(d) ? 1 : 0, 2 + Self.weekday(d)] {
+                observed[i] += weight(d)
+                observedDays[i] += 1
+                if daysWithSessions.contains(d) { appDays[i] += 1 }
+            }
+        }
         let slots = Int((86_400 / step).rounded(.up))
-        // sums[kind][j], counts[kind][j]: sessions in the window (j·step, j·step + tau] of the
-        // days of that kind.
-        var sums = [[Double]](repeating: [Double](repeating: 0, count: slots), count: 2)
-        var counts = [[Int]](repeating: [Int](repeating: 0, count: slots), count: 2)
-        for kind in 0..<2 {
+        // sums[i][j], counts[i][j]: sessions in the window (j·step, j·step + tau] of the days of
+        // kind i (0 weekday, 1 weekend), or of day of the week i − 2.
+        var sums = [[Double]](repeating: [Double](repeating: 0, count: slots), count: 9)
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: slots), count: 9)
+        for kind in 0..<9 {
             let sorted = entries[kind].sorted { $0.offset < $1.offset }
             var lo = 0, hi = 0, sum = 0.0
             for j in 0..<slots {
@@ -242,12 +363,17 @@ struct HabitLog: Sendable, Hashable, Codable {
                 counts[kind][j] = hi - lo
             }
         }
-        func share(_ kind: Int, _ j: Int) -> Double {
+        func share(_ kind: Int, _ weekday: Int, _ j: Int) -> Double {
             let other = 1 - kind
             let pseudo = observed[other] > 0 ? Self.otherKindDays : 0
             let otherShare = observed[other] > 0 ? sums[other][j] / observed[other] : 0
             let denominator = observed[kind] + pseudo
-            return denominator > 0 ? (sums[kind][j] + pseudo * otherShare) / denominator : 0
+            let kindShare = denominator > 0 ? (sums[kind][j] + pseudo * otherShare) / denominator : 0
+            let w = 2 + weekday
+            let byWeekday = Self.weekdayShare(WeekdayCounts(
+                kindShare: kindShare, weightedDays: sums[w][j], weightedObserved: observed[w], days: observedDays[w],
+                windowDays: counts[w][j], appDays: appDays[w], kindAppDayShare: Double(appDays[kind]) / Double(max(1, observedDays[kind]))))
+            return byWeekday.map { $0.days / $0.observed } ?? kindShare
         }
         var t = ((after / step).rounded(.down) + 1) * step  // strictly after: a look comes after what it follows
         var first: Double?
@@ -257,7 +383,7 @@ struct HabitLog: Sendable, Hashable, Codable {
             let d = Self.day(t)
             let kind = Self.isWeekend(d) ? 1 : 0
             let j = min(slots - 1, Int(((t - Double(d) * 86_400) / step).rounded(.down)))
-            let s = share(kind, j)
+            let s = share(kind, Self.weekday(d), j)
             if let first {
                 // The fullest window within τ of the first that qualifies (the earliest of equals).
                 if t > first + tau { break }
@@ -272,7 +398,7 @@ struct HabitLog: Sendable, Hashable, Codable {
 }
 
 /// What a device's history says of one app in one window of the day: on how many recent days of
-/// the same kind a session started in it.
+/// the same kind, and of the same day of the week, a session started in it.
 struct Habit: Sendable, Hashable {
     /// The recency-weighted share of the counted days with a session in the window.
     var share: Double
@@ -286,8 +412,15 @@ struct Habit: Sendable, Hashable {
     /// Days of either kind with a session in the window, and days of either kind counted.
     var allDays: Int
     var allObservedDays: Int
-    /// Whether the days counted are weekends (else weekdays).
+    /// Whether the window's kind of day is the weekend (else weekdays).
     var weekend: Bool
+    /// The window's day of the week (0 = Monday … 6 = Sunday) when the share was read per day of
+    /// the week (``HabitLog/window(app:start:tau:halfLifeDays:)``), else `nil`.
+    var weekday: Int?
+    /// Days of the window's day of the week with a session in the window, and days of it counted
+    /// (unweighted), whether or not the share was read per day of the week.
+    var weekdayDays: Int
+    var weekdayObservedDays: Int
     /// The window, local time.
     var start: Double
     var end: Double

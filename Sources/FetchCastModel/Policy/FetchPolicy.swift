@@ -38,7 +38,7 @@ public enum FetchReason: Sendable, Hashable {
     /// modulated by the hour of the week.
     case returnVisit(probability: Double)
     /// Ahead of a habit: the app was opened in this window of the day on most recent days of
-    /// the same kind (``DeviceModel/habitDays(app:at:)``).
+    /// the same day of the week, or of the same kind (``DeviceModel/habitDays(app:at:)``).
     case habit(probability: Double)
     /// Ahead of the device's first use after a silence: on recent days of the same kind still
     /// silent at this time of day, the device was often first used within τ, with a launch of

@@ -1,4 +1,5 @@
 @testable import FetchCastModel
+import Foundation
 import Testing
 
 struct HabitLogTests {
@@ -112,5 +113,93 @@ struct HabitLogTests {
         let h = log.window(app: 0, start: Self.monday + 200 * 86_400 + 7.5 * 3600, tau: 1800, halfLifeDays: 21)!
         #expect(h.days == h.observedDays)
         #expect(h.observedDays > 40 && h.observedDays <= 64)
+    }
+}
+
+/// Day-of-week habits (issue 39 item 4): a habit of some weekdays only is read per day of the
+/// week once three weeks show it.
+struct HabitLogDayOfWeekTests {
+    static let monday = HabitLogTests.monday
+
+    /// fitness (0) at 06:15 on Mondays, Wednesdays and Fridays of `weeks` weeks; chat (1) at noon
+    /// every day, so that every day is a day of use.
+    static func gym(weeks: Int) -> HabitLog {
+        var launches: [(day: Int, hour: Double, app: Int32)] = []
+        for d in 0..<(7 * weeks) {
+            if [0, 2, 4].contains(d % 7) { launches.append((d, 6.25, 0)) }
+            launches.append((d, 12, 1))
+        }
+        return HabitLogTests.log(launches)
+    }
+
+    @Test func weekdaysAreMondayFirst() {
+        #expect(HabitLog.weekday(19_786) == 0)  // Monday 2024-03-04
+        #expect(HabitLog.weekday(19_792) == 6)  // Sunday
+        #expect(HabitLog.weekday(0) == 3)  // 1970-01-01, a Thursday
+        #expect(HabitLog.weekday(-4) == 6)  // 1969-12-28, a Sunday
+    }
+
+    @Test func aHabitOfSomeWeekdaysIsReadPerDayOfTheWeekAfterThreeWeeks() throws {
+        let log = Self.gym(weeks: 3)
+        let tuesday = Self.monday + 22 * 86_400 + 6 * 3600  // the fourth Tuesday, (06:00, 06:30]
+        let t = try #require(log.window(app: 0, start: tuesday, tau: 1800, halfLifeDays: 21))
+        // Three Tuesdays counted, none with a session: read per day of the week, one pseudo-day
+        // at the weekdays' share (9 of 15 weekdays, recency-weighted).
+        #expect(t.weekday == 1 && t.weekdayDays == 0 && t.weekdayObservedDays == 3)
+        #expect(t.days == 9 && t.observedDays == 15)
+        #expect(t.share < 0.2, "\(t.share)")
+        // Wednesday: 3 of 3 is what the weekdays' share gives 0.22 of the time; they speak.
+        let w = try #require(log.window(app: 0, start: tuesday + 86_400, tau: 1800, halfLifeDays: 21))
+        #expect(w.weekday == nil && w.weekdayDays == 3 && w.weekdayObservedDays == 3)
+        #expect(w.share > 0.5, "\(w.share)")
+        // Tuesday's share: the weighted Tuesdays with a session (none) plus one pseudo-day at the
+        // weekdays' share, weighing what the Tuesdays weigh on average.
+        func weight(_ d: Int) -> Double { pow(2, -Double(22 - d) / 21) }
+        let weekdays = (0..<21).filter { $0 % 7 < 5 }  // the days of use before day 22
+        let gymDays = weekdays.filter { [0, 2, 4].contains($0 % 7) }
+        // The weekdays' share: one pseudo-day at the weekends' share (0) in the denominator.
+        let kindShare = gymDays.map(weight).reduce(0, +) / (weekdays.map(weight).reduce(0, +) + 1)
+        let tuesdays = [1, 8, 15].map(weight).reduce(0, +)
+        let mean = tuesdays / 3
+        let expected: Double = mean * kindShare / (tuesdays + mean)
+        #expect(abs(t.share - expected) < 1e-9, "\(t.share) \(expected)")
+        #expect(t.share < 0.2)
+    }
+
+    @Test func beforeThreeWeeksTheKindOfDaySpeaks() throws {
+        let log = Self.gym(weeks: 2)
+        let t = try #require(log.window(app: 0, start: Self.monday + 15 * 86_400 + 6 * 3600, tau: 1800, halfLifeDays: 21))
+        #expect(t.weekday == nil && t.weekdayObservedDays == 2)
+        #expect(t.days == 6 && t.observedDays == 10 && t.share > 0.5)
+    }
+
+    @Test func theNextLookSkipsTheDaysWithoutTheHabit() throws {
+        let log = Self.gym(weeks: 4)
+        // After the fifth Monday's 07:00: not Tuesday, Wednesday's (06:00, 06:30] (the window that
+        // holds 06:15, earliest of equals... at 05:45 the first that holds every session).
+        let after = Self.monday + 28 * 86_400 + 7 * 3600
+        let next = try #require(log.nextWindow(
+            app: 0, after: after, before: after + 7 * 86_400, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 3))
+        #expect(HabitLog.weekday(HabitLog.day(next)) == 2, "\(next - after)")
+        // With two weeks only, weekdays speak for Tuesday.
+        let early = Self.gym(weeks: 2)
+        let after2 = Self.monday + 14 * 86_400 + 7 * 3600
+        let next2 = try #require(early.nextWindow(
+            app: 0, after: after2, before: after2 + 7 * 86_400, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 3))
+        #expect(HabitLog.weekday(HabitLog.day(next2)) == 1)
+    }
+
+    @Test func aFewOddLaunchesOnOneDayOfTheWeekAreNoHabit() throws {
+        // chat (1) at noon daily; games (2) at 10:10 on two Tuesdays of five weeks.
+        var launches: [(day: Int, hour: Double, app: Int32)] = (0..<35).map { ($0, 12, 1) }
+        launches += [(8, 10 + 10.0 / 60, 2), (22, 10 + 10.0 / 60, 2), (16, 10 + 10.0 / 60, 2)]
+        let log = HabitLogTests.log(launches.sorted { ($0.day, $0.hour) < ($1.day, $1.hour) })
+        let tuesday = Self.monday + 36 * 86_400 + 10 * 3600
+        let h = try #require(log.window(app: 2, start: tuesday, tau: 1800, halfLifeDays: 21))
+        // Two of five Tuesdays: the weekdays' share is kept (2 + 1 of 25 weekdays), not raised.
+        #expect(h.weekday == nil && h.weekdayDays == 2 && h.weekdayObservedDays == 5)
+        #expect(h.share < 0.2, "\(h.share)")
+        #expect(log.nextWindow(
+            app: 2, after: tuesday - 86_400, before: tuesday + 6 * 86_400, tau: 1800, halfLifeDays: 21, minimumShare: 0.2, minimumDays: 3) == nil)
     }
 }
