@@ -178,9 +178,30 @@ package final class FetchCastService: Sendable {
     /// - Throws: ``ServiceError/unknownDevice(_:)``, ``ServiceError/unknownApp(_:)``, or what
     ///   the store throws.
     package func plan(_ request: PredictionRequest) throws -> [Prediction] {
+        try answer(request, withNote: false).fetches
+    }
+
+    /// The plan of one device, as ``plan(_:)``, with why it is empty when it is
+    /// (``EmptyPlanNote``: the device's silence and the rule that stops plans, or that nothing is
+    /// pending and no habit falls in the horizon): what `GET /v1/devices/{device}/plan` answers.
+    /// A plan computed from the store gives its note from the same snapshot, so the note never
+    /// describes a state a later ingest made; a plan kept ahead reads the device's last event
+    /// once more, only when it is empty.
+    package func planWithNote(_ request: PredictionRequest) throws -> (fetches: [Prediction], note: String?) {
+        try answer(request, withNote: true)
+    }
+
+    /// ``plan(_:)``, and its empty-plan note when `withNote` and the plan is empty.
+    private func answer(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
         var request = request
         if request.at == nil { request.at = now() }
+        func note(_ snapshot: ModelRepository.Snapshot) -> String {
+            let model = snapshot.device(named: device).flatMap { snapshot.models[$0] }
+            let lastEvent = model.flatMap { m in m.lastEventTime.map { ($0, m.configuration.tau) } }
+            return EmptyPlanNote.sentence(
+                device: device, horizonHours: request.horizon / 3600, lastEvent: lastEvent, from: request.at, budget: request.budget)
+        }
         // The device's plans kept ahead by the warm-up, while they are exactly these: from
         // memory after a check of the store, without a reader, when this service keeps them there.
         if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let planned = try inMemory.plan(
@@ -188,31 +209,19 @@ package final class FetchCastService: Sendable {
             read: { try self.withReader { try $0.repository.precomputedPlanKeeping(request) } })
         {
             answeredAhead.add(1, ordering: .relaxed)
-            return planned
+            guard withNote, planned.isEmpty else { return (planned, nil) }
+            return (planned, try withReader { note(try $0.repository.refresh(devices: [device])) })
         }
         return try withReader { reader in
             if inMemory == nil, let planned = try reader.repository.precomputedPlan(request) {
                 answeredAhead.add(1, ordering: .relaxed)
-                return planned
+                return (planned, withNote && planned.isEmpty ? note(try reader.repository.refresh(devices: [device])) : nil)
             }
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
-            return try Predictor.predict(request, snapshot: snapshot)
+            let planned = try Predictor.predict(request, snapshot: snapshot)
+            return (planned, withNote && planned.isEmpty ? note(snapshot) : nil)
         }
-    }
-
-    /// Why ``plan(_:)`` answered no fetch for `request` (``EmptyPlanNote``): the device's
-    /// silence and the rule that stops plans, or that nothing is pending and no habit falls in
-    /// the horizon. `request.at == nil` is this service's clock, as for the plan.
-    package func emptyPlanNote(_ request: PredictionRequest) throws -> String {
-        guard let device = request.device else { throw ServiceError.unknownDevice("") }
-        let lastEvent = try withReader { reader -> (time: Double, tau: Double)? in
-            let snapshot = try reader.repository.refresh(devices: [device])
-            guard let id = snapshot.device(named: device), let model = snapshot.models[id], let last = model.lastEventTime else { return nil }
-            return (last, model.configuration.tau)
-        }
-        return EmptyPlanNote.sentence(
-            device: device, horizonHours: request.horizon / 3600, lastEvent: lastEvent, from: request.at ?? now(), budget: request.budget)
     }
 
     /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),

@@ -63,10 +63,8 @@ struct DevicesController {
         planRequest.horizon = (try query.number("horizon", in: Limits.horizonHours) ?? 24) * 3600
         let asked = planRequest
         let service = self.service
-        let fetches = try await gate.run(device) { try await Self.answer { try await pools.read { try service.plan(asked) } } }
         // An empty plan says why, in the words of `predict`'s note.
-        let note = fetches.isEmpty
-            ? try await gate.run(device) { try await Self.answer { try await pools.read { try service.emptyPlanNote(asked) } } } : nil
+        let (fetches, note) = try await gate.run(device) { try await Self.answer { try await pools.read { try service.planWithNote(asked) } } }
         return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
     }
 

@@ -50,18 +50,20 @@ final class BlockingPools: Service, Sendable {
         try await writes.runIfActive(body)
     }
 
-    /// How long a stop waits for each pool's running work.
+    /// How long a stop waits for the pools' running work (both pools stop at once).
     static let stopWait = Duration.seconds(2)
 
     /// Waits for graceful shutdown (after the HTTP server, which finishes in-flight requests
-    /// first), then stops the threads. What still runs by then is no request's: a fold the last
-    /// ingest scheduled (derived: the next start folds again). It gets ``stopWait``, then is
-    /// left to the process's exit (``NIOThreadPool/stop(within:)``), which rolls it back.
+    /// first), then stops the threads of both pools at once. What still runs by then is no
+    /// request's: a fold the last ingest scheduled (derived: the next start folds again). It
+    /// gets ``stopWait``, then is left to the process's exit (``NIOThreadPool/stop(within:)``),
+    /// which rolls it back.
     func run() async throws {
         try? await gracefulShutdown()
-        let readsStopped = await reads.stop(within: Self.stopWait)
-        let writesStopped = await writes.stop(within: Self.stopWait)
-        if !readsStopped || !writesStopped {
+        async let readsStopped = reads.stop(within: Self.stopWait)
+        async let writesStopped = writes.stop(within: Self.stopWait)
+        let stopped = await (readsStopped, writesStopped)
+        if !stopped.0 || !stopped.1 {
             Logger(label: "fetchcast.serve").notice("a fold or read still running at shutdown was not waited for past \(Self.stopWait); the next start folds again")
         }
     }

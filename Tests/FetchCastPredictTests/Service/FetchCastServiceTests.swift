@@ -79,6 +79,29 @@ struct FetchCastServiceTests {
         #expect(served == expected)
     }
 
+    /// The plan with its note (what `GET /v1/devices/{device}/plan` answers) is the plan, and
+    /// an empty one says why in `predict`'s words, from the same read of the store.
+    @Test func anEmptyPlanComesWithItsNoteInOneAnswer() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path, now: { Self.now })
+        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        try service.foldPending()
+        let request = PredictionRequest(device: "d1", count: 4)
+        let answered = try service.planWithNote(request)
+        #expect(answered.fetches == (try service.plan(request)) && !answered.fetches.isEmpty)
+        #expect(answered.note == nil)
+        // Thirty days after the clock: silent for longer than plans last.
+        let later = Self.now + 30 * 86_400
+        let silent = try service.planWithNote(PredictionRequest(device: "d1", at: later))
+        #expect(silent.fetches.isEmpty)
+        let store = try Store(path: f.path, create: false)
+        let model = try #require(try ModelRepository(store: store).refresh(devices: ["d1"]).models.values.first)
+        let last = try #require(model.lastEventTime)
+        #expect(silent.note == EmptyPlanNote.sentence(
+            device: "d1", horizonHours: 24, lastEvent: (last, model.configuration.tau), from: later, budget: 24))
+        #expect(silent.note?.contains("the device has been silent for") == true, "\(String(describing: silent.note))")
+    }
+
     @Test func unknownDevicesAndAppsAreTyped() throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
