@@ -69,13 +69,10 @@ struct HabitLog: Sendable, Hashable, Codable {
         /// Recency-weighted days of the day of the week with a session in the window, and counted.
         var weightedDays: Double
         var weightedObserved: Double
-        /// Days of the day of the week counted, those with a session in the window, and those
-        /// with a session of the app at any time (unweighted).
+        /// Days of the day of the week counted, and those with a session in the window
+        /// (unweighted).
         var days: Int
         var windowDays: Int
-        var appDays: Int
-        /// The share of the days of the kind counted with a session of the app at any time.
-        var kindAppDayShare: Double
     }
 
     /// The window's share read per day of the week, or `nil` when the day of the week does not
@@ -90,7 +87,10 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// against 0.2: 0.008; two odd launches on Tuesdays are no habit). The share is the weighted days of the
     /// day of the week with a session plus ``dayOfWeekPseudoDays`` at the kind's share (each
     /// weighing what those days weigh on average), over those counted plus the pseudo-days.
-    static func weekdayShare(_ c: WeekdayCounts) -> (days: Double, observed: Double)? {
+    /// - Parameter fewAppDays: Whether the days of the day of the week counted with a session of
+    ///   the app at any time are rare at the kind's share of such days
+    ///   (``fewAppDays(_:of:kindShare:)``; asked only to lower).
+    static func weekdayShare(_ c: WeekdayCounts, fewAppDays: () -> Bool) -> (days: Double, observed: Double)? {
         guard c.days >= dayOfWeekMinimumDays else { return nil }
         // A pseudo-day weighs as much as the day of the week's days counted do on average.
         let pseudo = dayOfWeekPseudoDays * c.weightedObserved / Double(c.days)
@@ -98,13 +98,18 @@ struct HabitLog: Sendable, Hashable, Codable {
         let observed = c.weightedObserved + pseudo
         let windowDays = min(c.windowDays, c.days)  // a window can hold two sessions of one day
         if days / observed < c.kindShare {
-            let rare = lowerTail(min(c.appDays, c.days), of: c.days, p: c.kindAppDayShare) < dayOfWeekSignificance
-            return rare ? (days, observed) : nil
+            return fewAppDays() ? (days, observed) : nil
         }
         guard windowDays >= dayOfWeekMinimumDays,
               lowerTail(c.days - windowDays, of: c.days, p: 1 - c.kindShare) < dayOfWeekRaiseSignificance
         else { return nil }
         return (days, observed)
+    }
+
+    /// Whether `days` of the `n` days of a day of the week with a session of an app at any time
+    /// is a count the kind's share of such days gives less than once in 1 / ``dayOfWeekSignificance``.
+    static func fewAppDays(_ days: Int, of n: Int, kindShare: Double) -> Bool {
+        lowerTail(min(days, n), of: n, p: kindShare) < dayOfWeekSignificance
     }
 
     /// The chance of at most `k` successes in `n` trials of chance `p`; 1 when `k` is not below
@@ -204,14 +209,6 @@ struct HabitLog: Sendable, Hashable, Codable {
                 observedDays[2] += 1
             }
         }
-        // The app's days of use at any time, of the window's kind and of its day of the week.
-        var appDays: Set<Int32> = []
-        for s in sessions[app] ?? [] { appDays.insert(Self.day(s)) }
-        var kindAppDays = 0, weekdayAppDays = 0
-        for d in counted where appDays.contains(d) && Self.isWeekend(d) == weekend {
-            kindAppDays += 1
-            if Self.weekday(d) == weekday { weekdayAppDays += 1 }
-        }
         var seen: [Int32] = []
         for s in sessions[app] ?? [] {
             // The day whose window (d·86400 + x, d·86400 + x + tau] could hold s.
@@ -234,8 +231,20 @@ struct HabitLog: Sendable, Hashable, Codable {
         guard weightedObserved > 0 else { return nil }
         let counts = WeekdayCounts(
             kindShare: weightedDays / weightedObserved, weightedDays: hits[2], weightedObserved: observed[2], days: observedDays[2],
-            windowDays: hitDays[2], appDays: weekdayAppDays, kindAppDayShare: Double(kindAppDays) / Double(max(1, observedDays[0])))
-        let byWeekday = Self.weekdayShare(counts)
+            windowDays: hitDays[2])
+        let byWeekday = Self.weekdayShare(counts) {
+            // The counted days (ascending) with a session of the app at any time (ascending too).
+            var kindAppDays = 0, weekdayAppDays = 0
+            var i = (sessions[app] ?? []).startIndex
+            let times = sessions[app] ?? []
+            for d in counted where Self.isWeekend(d) == weekend {
+                while i < times.endIndex, Self.day(times[i]) < d { i += 1 }
+                guard i < times.endIndex, Self.day(times[i]) == d else { continue }
+                kindAppDays += 1
+                if Self.weekday(d) == weekday { weekdayAppDays += 1 }
+            }
+            return Self.fewAppDays(weekdayAppDays, of: observedDays[2], kindShare: Double(kindAppDays) / Double(max(1, observedDays[0])))
+        }
         if let byWeekday { (weightedDays, weightedObserved) = byWeekday }
         return Habit(
             share: weightedDays / weightedObserved, weightedDays: weightedDays, weightedObserved: weightedObserved,
@@ -323,46 +332,61 @@ struct HabitLog: Sendable, Hashable, Codable {
         let from = times.count >= Self.sessionCapacity ? Self.day(times[0]) : Int32.min
         let reference = Double(days.last!)
         func weight(_ d: Int32) -> Double { exp2(-(reference - Double(d)) / halfLifeDays) }
-        // Per kind of day (0 weekday, 1 weekend): the sessions by time of day (those after
-        // midnight also as the late end of the day before), and the days counted.
-        // Then (indices 2 + 0 … 2 + 6) the same per day of the week, Monday first.
-        var entries: [[(offset: Double, weight: Double)]] = Array(repeating: [], count: 9)
-        for s in times {
-            let d = Self.day(s)
-            guard d >= from else { continue }
-            let offset = s - Double(d) * 86_400
-            entries[Self.isWeekend(d) ? 1 : 0].append((offset, weight(d)))
-            entries[Self.isWeekend(d - 1) ? 1 : 0].append((offset + 86_400, weight(d)))
-            entries[2 + Self.weekday(d)].append((offset, weight(d)))
-            entries[2 + Self.weekday(d - 1)].append((offset + 86_400, weight(d)))
+        // Per kind of day (0 weekday, 1 weekend), then (indices 2 + 0 … 2 + 6) per day of the
+        // week, Monday first: the sessions by time of day (those after midnight also as the late
+        // end of the day before), and the days counted.
+        func entries(_ i: Int) -> [(offset: Double, weight: Double)] {
+            func index(_ d: Int32) -> Int { i < 2 ? (Self.isWeekend(d) ? 1 : 0) : 2 + Self.weekday(d) }
+            var result: [(offset: Double, weight: Double)] = []
+            for s in times {
+                let d = Self.day(s)
+                guard d >= from else { continue }
+                let offset = s - Double(d) * 86_400
+                if index(d) == i { result.append((offset, weight(d))) }
+                if index(d - 1) == i { result.append((offset + 86_400, weight(d))) }
+            }
+            return result.sorted { $0.offset < $1.offset }
         }
         var observed = [Double](repeating: 0, count: 9)
         var observedDays = [Int](repeating: 0, count: 9)
         var appDays = [Int](repeating: 0, count: 9)
-        let daysWithSessions = Set(times.map(Self.day))
+        var next = times.startIndex  // the sessions' days ascend as the days do
         for d in days where d >= from {
-            for i in [Self.isWeekend(d) ? 1 : 0, 2 + Self.weekday(d)] {
-                observed[i] += weight(d)
-                observedDays[i] += 1
-                if daysWithSessions.contains(d) { appDays[i] += 1 }
+            while next < times.endIndex, Self.day(times[next]) < d { next += 1 }
+            let used = next < times.endIndex && Self.day(times[next]) == d
+            let kind = Self.isWeekend(d) ? 1 : 0, weekday = 2 + Self.weekday(d)
+            observed[kind] += weight(d)
+            observedDays[kind] += 1
+            observed[weekday] += weight(d)
+            observedDays[weekday] += 1
+            if used {
+                appDays[kind] += 1
+                appDays[weekday] += 1
             }
         }
         let slots = Int((86_400 / step).rounded(.up))
         // sums[i][j], counts[i][j]: sessions in the window (j·step, j·step + tau] of the days of
-        // kind i (0 weekday, 1 weekend), or of day of the week i − 2.
-        var sums = [[Double]](repeating: [Double](repeating: 0, count: slots), count: 9)
-        var counts = [[Int]](repeating: [Int](repeating: 0, count: slots), count: 9)
-        for kind in 0..<9 {
-            let sorted = entries[kind].sorted { $0.offset < $1.offset }
+        // kind i (0 weekday, 1 weekend), or of day of the week i − 2; a day of the week's only
+        // when it has the days to speak (``dayOfWeekMinimumDays``), and once the search reaches it.
+        var sums = [[Double]](repeating: [], count: 9)
+        var counts = [[Int]](repeating: [], count: 9)
+        func slide(_ i: Int) {
+            guard sums[i].isEmpty else { return }
+            sums[i] = [Double](repeating: 0, count: slots)
+            counts[i] = [Int](repeating: 0, count: slots)
+            let sorted = entries(i)
             var lo = 0, hi = 0, sum = 0.0
             for j in 0..<slots {
                 let x = Double(j) * step
                 while hi < sorted.count, sorted[hi].offset <= x + tau { sum += sorted[hi].weight; hi += 1 }
                 while lo < hi, sorted[lo].offset <= x { sum -= sorted[lo].weight; lo += 1 }
-                sums[kind][j] = sum
-                counts[kind][j] = hi - lo
+                sums[i][j] = sum
+                counts[i][j] = hi - lo
             }
         }
+        slide(0)
+        slide(1)
+        var fewAppDays = [Bool?](repeating: nil, count: 9)  // per day of the week, once
         func share(_ kind: Int, _ weekday: Int, _ j: Int) -> Double {
             let other = 1 - kind
             let pseudo = observed[other] > 0 ? Self.otherKindDays : 0
@@ -370,9 +394,16 @@ struct HabitLog: Sendable, Hashable, Codable {
             let denominator = observed[kind] + pseudo
             let kindShare = denominator > 0 ? (sums[kind][j] + pseudo * otherShare) / denominator : 0
             let w = 2 + weekday
+            guard observedDays[w] >= Self.dayOfWeekMinimumDays else { return kindShare }
+            slide(w)
             let byWeekday = Self.weekdayShare(WeekdayCounts(
                 kindShare: kindShare, weightedDays: sums[w][j], weightedObserved: observed[w], days: observedDays[w],
-                windowDays: counts[w][j], appDays: appDays[w], kindAppDayShare: Double(appDays[kind]) / Double(max(1, observedDays[kind]))))
+                windowDays: counts[w][j])) {
+                if fewAppDays[w] == nil {
+                    fewAppDays[w] = Self.fewAppDays(appDays[w], of: observedDays[w], kindShare: Double(appDays[kind]) / Double(max(1, observedDays[kind])))
+                }
+                return fewAppDays[w]!
+            }
             return byWeekday.map { $0.days / $0.observed } ?? kindShare
         }
         var t = ((after / step).rounded(.down) + 1) * step  // strictly after: a look comes after what it follows
