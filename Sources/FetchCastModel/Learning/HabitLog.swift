@@ -52,11 +52,11 @@ struct HabitLog: Sendable, Hashable, Codable {
     static let dayOfWeekMinimumDays = 3
 
     /// How unlikely a day of the week's count must be at its kind's share for the day of the week
-    /// to speak (``weekdayShare(_:)``): less than once in ten.
+    /// to speak (``weekdayShare(_:fewAppDays:)``): less than once in ten.
     static let dayOfWeekSignificance = 0.1
 
     /// How unlikely a window's count on its day of the week must be at its kind's share for the
-    /// day of the week to raise its share (``weekdayShare(_:)``): less than once in a hundred.
+    /// day of the week to raise its share (``weekdayShare(_:fewAppDays:)``): less than once in a hundred.
     /// A look goes to the fullest window of the day, so a raise is a choice among many windows:
     /// at 0.1, four Sundays' sessions at 09:32 ± 7 minutes against the weekends' 0.55 in
     /// (09:30, 10:00] (0.09) moved the look after a Sunday session at 09:26.
@@ -84,9 +84,10 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// a habit at 09:30 ± 7 minutes has 1 of 4 Sundays in (09:00, 09:30] as often as not);
     /// above it, the window's, with sessions on at least ``dayOfWeekMinimumDays`` of them, less
     /// than once in 1 / ``dayOfWeekRaiseSignificance`` (a meeting on Mondays only, 3 of 3
-    /// against 0.2: 0.008; two odd launches on Tuesdays are no habit). The share is the weighted days of the
-    /// day of the week with a session plus ``dayOfWeekPseudoDays`` at the kind's share (each
-    /// weighing what those days weigh on average), over those counted plus the pseudo-days.
+    /// against 0.2: 0.008; two odd launches on Tuesdays are no habit). The share is the weighted
+    /// days of the day of the week with a session plus ``dayOfWeekPseudoDays`` at the kind's
+    /// share (each weighing what those days weigh on average), over those counted plus the
+    /// pseudo-days.
     /// - Parameter fewAppDays: Whether the days of the day of the week counted with a session of
     ///   the app at any time are rare at the kind's share of such days
     ///   (``fewAppDays(_:of:kindShare:)``; asked only to lower).
@@ -181,9 +182,9 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// The share of the window's kind of day is the recency-weighted days of that kind with a
     /// session in it, plus ``otherKindDays`` pseudo-days at the other kind's share, over the days
     /// of its kind counted plus those pseudo-days. Where the window's day of the week differs
-    /// from its kind, the share is read per day of the week: the recency-weighted days of that day of the week with a session in the window, plus
-    /// ``dayOfWeekPseudoDays`` at the kind's share, over those days counted plus the pseudo-days,
-    /// when the day of the week speaks (``weekdayShare(_:)``).
+    /// from its kind (``weekdayShare(_:fewAppDays:)``), the share is read per day of the week:
+    /// the recency-weighted days of that day of the week with a session in the window, plus
+    /// ``dayOfWeekPseudoDays`` at the kind's share, over those days counted plus the pseudo-days.
     /// - Parameters:
     ///   - start: The window's start, local time.
     ///   - halfLifeDays: The recency weighting: a day this long before the window counts half.
@@ -399,10 +400,11 @@ struct HabitLog: Sendable, Hashable, Codable {
             let byWeekday = Self.weekdayShare(WeekdayCounts(
                 kindShare: kindShare, weightedDays: sums[w][j], weightedObserved: observed[w], days: observedDays[w],
                 windowDays: counts[w][j])) {
-                if fewAppDays[w] == nil {
-                    fewAppDays[w] = Self.fewAppDays(appDays[w], of: observedDays[w], kindShare: Double(appDays[kind]) / Double(max(1, observedDays[kind])))
-                }
-                return fewAppDays[w]!
+                if let known = fewAppDays[w] { return known }
+                let kindAppDayShare = Double(appDays[kind]) / Double(max(1, observedDays[kind]))
+                let few = Self.fewAppDays(appDays[w], of: observedDays[w], kindShare: kindAppDayShare)
+                fewAppDays[w] = few
+                return few
             }
             return byWeekday.map { $0.days / $0.observed } ?? kindShare
         }
