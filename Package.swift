@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "FetchCastServe",
             dependencies: [
-                "FetchCastCore", "FetchCastPredict", "FetchCastStore", "FetchCastTrace",
+                "FetchCastCore", "FetchCastModel", "FetchCastPredict", "FetchCastStore", "FetchCastTrace",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

@@ -86,13 +86,17 @@ mkdir -p "$out/habits"
 echo "== push-delivery: the same plans and polling through APNs and FCM (delivery semantics d1)" >&2
 # An app backend (visibility app) sending silent pushes at its plans' times (every hour and after
 # each of its app's events), against fixed polling and hourly sent the same way: direct (the
-# fetch when asked, v1), APNs and FCM at their defaults, and APNs at a stricter 0.5 an hour.
+# fetch when asked, v1), APNs and FCM at their defaults, and APNs at a stricter 0.5 an hour,
+# where `planned` sends what `predict --delivery` answers (send_at, the default) and, to compare,
+# a push at every fetch_at.
 push_flags=(--policies interval,hourly,planned --replan 1h --replan-on-event --visibility app --budgets 12,24)
 fc evaluate "$sample" "${push_flags[@]}" --out "$tmp/delivery-direct" 2>/dev/null
 fc evaluate "$sample" "${push_flags[@]}" --delivery apns --out "$tmp/delivery-apns" 2>/dev/null
 fc evaluate "$sample" "${push_flags[@]}" --delivery apns --push-per-hour 0.5 --out "$tmp/delivery-apns-strict" 2>/dev/null
+fc evaluate "$sample" "${push_flags[@]}" --delivery apns --push-per-hour 0.5 --push-timing fetch-at \
+    --out "$tmp/delivery-apns-strict-fetch-at" 2>/dev/null
 fc evaluate "$sample" "${push_flags[@]}" --delivery fcm --out "$tmp/delivery-fcm" 2>/dev/null
-for run in direct apns apns-strict fcm; do
+for run in direct apns apns-strict apns-strict-fetch-at fcm; do
     mkdir -p "$out/delivery/$run"
     cp "$tmp/delivery-$run/summary.csv" "$tmp/delivery-$run/run.json" "$out/delivery/$run/"
     [[ $run == direct ]] || cp "$tmp/delivery-$run/delivery.csv" "$out/delivery/$run/"

@@ -40,7 +40,7 @@ struct PlanTable: Sendable, Equatable {
     /// a scheduler without periodic looks (whose looks would add looks of their own).
     static func keeps(_ request: PredictionRequest) -> Bool {
         request.app == nil && request.apps.isEmpty && request.budget == Self.request.budget && request.horizon == horizon
-            && request.topApps == Self.request.topApps && request.constraints.isEmpty
+            && request.topApps == Self.request.topApps && request.constraints.isEmpty && !(request.delivery?.isPush ?? false)
             && SchedulerConfiguration(budget: request.budget).checkInterval == nil
     }
 

@@ -20,9 +20,20 @@ public struct Prediction: Sendable, Hashable, Codable {
     public var newDataProbability: Double
     /// Why, in words.
     public var reason: String
+    /// With a push service (``PredictionRequest/delivery``): when to send the silent push so
+    /// that it is delivered by `fetch_at` (``PushTiming``), ISO 8601 in the device's offset.
+    public var sendAt: String?
+    /// Unix seconds of `send_at`.
+    public var sendAtUnix: Double?
+    /// With a push service: how many more pushes of this app the throttle lets through before
+    /// the end of the plan start's clock hour (UTC), after the plan's own pushes in that hour.
+    public var pushesLeftThisHour: Int?
 
     enum CodingKeys: String, CodingKey {
         case schema, device, app, reason
+        case sendAt = "send_at"
+        case sendAtUnix = "send_at_unix"
+        case pushesLeftThisHour = "pushes_left_this_hour"
         case fetchAt = "fetch_at"
         case fetchAtUnix = "fetch_at_unix"
         case launchProbability = "launch_probability"
@@ -57,6 +68,12 @@ public struct PredictionRequest: Sendable, Hashable {
     /// told of the device's events under them, and plans no fetch they refuse under the
     /// conditions at the plan's start (unknown without `state` rows).
     public var constraints = FetchConstraints.none
+    /// The push service a backend sends the plan through: each fetch then comes with its
+    /// `send_at` and the app's pushes left this hour, and a fetch the service could not deliver
+    /// by its time (the throttle would hold it) or that the app's next push would collapse is
+    /// left out (``PushTiming``: what `evaluate --delivery` replays `planned` sending).
+    /// `nil` or `direct`: the plan as it is.
+    public var delivery: DeliveryOptions?
 
     /// Creates a request.
     public init(
@@ -124,7 +141,7 @@ public enum Predictor {
             else { continue }
             out += predictions(
                 of: device, scheduler: scheduler, from: start, notBefore: notBefore, count: request.count, horizon: request.horizon,
-                snapshot: snapshot)
+                delivery: request.delivery, snapshot: snapshot)
         }
         return out
     }
@@ -138,18 +155,31 @@ extension Predictor {
     /// answers per device, and what a ``PlanTable`` keeps ahead.
     static func predictions(
         of device: Int64, scheduler: LearnedPolicy, from start: Double, notBefore: Double, count: Int,
-        horizon: Double = PlanTable.horizon, reasonsFrom caughtUp: LearnedPolicy? = nil, snapshot: ModelRepository.Snapshot
+        horizon: Double = PlanTable.horizon, reasonsFrom caughtUp: LearnedPolicy? = nil, delivery: DeliveryOptions? = nil,
+        snapshot: ModelRepository.Snapshot
     ) -> [Prediction] {
         let model = scheduler.model
         // What the reasons say of the conditions is what the scheduler knew at the device's last
         // event (a look since moves the conditions' clock, not what they say).
         let habits = (caughtUp ?? scheduler).conditionHabits
-        let plan = scheduler.plan(from: start, horizon: horizon, notBefore: notBefore, count: count)
+        var plan = scheduler.plan(from: start, horizon: horizon, notBefore: notBefore, count: count)
+        // Through a push service: the fetches it sends, in the plan's order, with when to send
+        // them and the pushes left this hour per app; the fetches it leaves out are not listed.
+        var sends: [PushTiming.Push]?
+        var left: [Int32: Int] = [:]
+        if let delivery, delivery.isPush {
+            let view = scheduler.pushView(seesDevice: true)
+            let pushes = PushTiming.pushes(for: plan, from: start, delivery: delivery, device: view).sorted { $0.index < $1.index }
+            left = PushTiming.pushesLeftThisHour(
+                deliveries: pushes.map { (plan[$0.index].app, $0.deliveredAt) }, from: start, delivery: delivery, device: view)
+            plan = pushes.map { plan[$0.index] }
+            sends = pushes
+        }
         let deviceName = snapshot.deviceNames[device] ?? String(device)
         var out: [Prediction] = []
         var ownSessions: [Int32: Double] = [:]  // per app, not per fetch: O(168) each
         let lent = snapshot.prior(for: device).lendsOtherDevicesTimes
-        for fetch in plan.prefix(count) {
+        for (i, fetch) in plan.prefix(count).enumerated() {
             let own = ownSessions[fetch.app] ?? Explanation.ownSessions(app: fetch.app, model: model, now: model.lastEventTime ?? fetch.time)
             ownSessions[fetch.app] = own
             let appName = snapshot.appNames[Int64(fetch.app)] ?? String(fetch.app)
@@ -161,6 +191,11 @@ extension Predictor {
                 reason: Explanation.reason(for: fetch, device: deviceName, model: model,
                                            tau: model.configuration.tau, ownSessions: own, habits: habits, lentByOthers: lent,
                                            name: { snapshot.appNames[Int64($0)] ?? String($0) })))
+            if let send = sends?[i] {
+                out[out.count - 1].sendAt = Timestamp.format(micros: Int64(send.sendAt * 1_000_000), utcOffsetSeconds: model.lastOffset)
+                out[out.count - 1].sendAtUnix = send.sendAt
+                out[out.count - 1].pushesLeftThisHour = left[fetch.app] ?? 0
+            }
         }
         return out
     }

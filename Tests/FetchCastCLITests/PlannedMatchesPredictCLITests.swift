@@ -120,4 +120,86 @@ struct PlannedMatchesPredictCLITests {
             }
         }
     }
+
+    /// Through a push service the same holds for what is sent: `predict --delivery apns` at a
+    /// plan's time lists the fetches of that plan the backend sends (`send_at`), and those due
+    /// before the policy's next plan are exactly the fetches the replay made through APNs (a
+    /// throttle of one push every 2 hours, so that some fetches are left out).
+    @Test func predictThroughAPushServiceAnswersThePushesThePlannedPolicySent() throws {
+        let w = try Workspace()
+        let device = "19_F"
+        let sample = try Self.lines(Self.data.appendingPathComponent("ubiqlog-sample.csv.gz").path)
+        let header = String(sample[0])
+        let extraColumns = String(repeating: ",", count: header.filter { $0 == "," }.count - 6)
+        let rows = sample.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[1] == device }
+        try w.write("trace.csv", ([header] + rows.map(String.init)).joined(separator: "\n") + "\n")
+        let push = ["--delivery", "apns", "--push-per-hour", "0.5"]
+        let replay = try w.run([
+            "evaluate", "trace.csv", "--policies", "planned", "--budgets", "24", "--replan-on-event", "--detail", "--quiet",
+            "--out", "out",
+        ] + push)
+        try #require(replay.status == 0, "\(replay.err)")
+        var events: [(time: Double, order: Int, line: String)] = rows.map { row in
+            (Timestamp.parseArgument(String(row.prefix { $0 != "," }))!, 1, String(row))
+        }
+        var made: [(time: Double, app: String)] = []
+        for f in try Self.lines(w.path("out/fetches.csv.gz")).dropFirst() {
+            let c = f.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,\(extraColumns)"))
+            made.append((Timestamp.parseArgument(c[5])!, c[4]))
+        }
+        events.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        try w.write("reported.csv", ([header] + events.map(\.line)).joined(separator: "\n") + "\n")
+        try #require(try w.run(["ingest", "reported.csv", "--db", "store.sqlite"]).status == 0)
+        var launches: [String: Int] = [:]
+        for row in rows {
+            let c = row.split(separator: ",", omittingEmptySubsequences: false)
+            if c[3] == "launch" { launches[String(c[2]), default: 0] += 1 }
+        }
+        let apps = launches.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(5).map(\.key)
+        var plans: [String: [[String]]] = [:]
+        var order: [String] = []
+        for line in try Self.lines(w.path("out/plans.csv.gz")).dropFirst() {
+            let c = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if plans[c[3]] == nil { order.append(c[3]) }
+            plans[c[3], default: []].append(Array(c[3...]))
+        }
+        try #require(order.count > 100)
+        var leftOut = 0
+        var compared = 0
+        for i in stride(from: 7, to: order.count - 1, by: max(1, order.count / 40)) {
+            let at = order[i]
+            let (start, next) = (Timestamp.parseArgument(at)!, Timestamp.parseArgument(order[i + 1])!)
+            let r = try w.run(
+                ["predict", "--db", "store.sqlite", "--device", device, "--at", at, "--budget", "24", "--count", "1000", "--format", "json"]
+                    + apps.flatMap { ["--app", $0] } + push)
+            #expect(r.status == 0, "\(r.err)")
+            let got = try r.out.split(separator: "\n").map { try JSONDecoder().decode(PushRecord.self, from: Data($0.utf8)) }
+            let plan = plans[at]!.map { ($0[1], Double($0[3])!) }
+            // A subset of the plan, in its order, each sent at its fetch time.
+            var rest = plan[...]
+            for g in got {
+                guard let k = rest.firstIndex(where: { $0.0 == g.app && abs($0.1 - g.fetch_at_unix) < 1e-6 }) else {
+                    Issue.record("at \(at): \(g.app) at \(g.fetch_at_unix) is not in the plan")
+                    continue
+                }
+                rest = rest[(k + 1)...]
+                #expect(g.send_at_unix == max(g.fetch_at_unix, start) && g.pushes_left_this_hour >= 0)
+            }
+            leftOut += plan.count - got.count
+            // What the replay fetched before the next plan is what predict said to send.
+            let sent = got.filter { $0.send_at_unix < next }.map { "\($0.app)@\(Int(($0.send_at_unix * 1000).rounded()))" }
+            let fetched = made.filter { $0.time >= start && $0.time < next }.map { "\($0.app)@\(Int(($0.time * 1000).rounded()))" }
+            #expect(sent == fetched, "at \(at)")
+            compared += sent.count
+        }
+        #expect(leftOut > 0 && compared > 0, "the throttle leaves fetches out (\(leftOut)) and pushes are compared (\(compared))")
+    }
+
+    struct PushRecord: Decodable {
+        var app: String
+        var fetch_at_unix: Double
+        var send_at_unix: Double
+        var pushes_left_this_hour: Int
+    }
 }

@@ -21,6 +21,14 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     package let replanInterval: Double
     /// Whether it also asks for a plan one second after each event it sees.
     package let replanOnEvent: Bool
+    /// The push service its backend sends through, when it sends each fetch early enough to be
+    /// delivered by its time (``PushTiming``); `nil`: each fetch is due at its planned time.
+    package let delivery: DeliveryOptions?
+    /// Whether its scheduler is told of every app's events (visibility `device`): only then
+    /// can it tell when the device dozes (``PushTiming/DeviceView/lastLaunch``).
+    package let seesDevice: Bool
+    /// The plan being followed, each fetch due when it is to be sent (its planned time unless
+    /// ``delivery`` sends it earlier).
     var plan: [ScheduledFetch] = []
     var next = 0
     var nextReplan: Double?
@@ -36,21 +44,28 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     ///   - replanInterval: Seconds between two plans (a push scheduler's sweep: 3600).
     ///   - replanOnEvent: Also ask one second after each event seen (a backend that hears of
     ///     every launch as it happens).
+    ///   - delivery: The push service its backend sends through, to send each fetch when
+    ///     ``PushTiming`` says (`predict --delivery`'s `send_at`); `nil` or `direct`: at its time.
+    ///   - seesDevice: Whether `apps` are all the device's apps (it can then tell when the
+    ///     device dozes).
     package init(
         apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior,
-        replanInterval: Double = 3600, replanOnEvent: Bool = false
+        replanInterval: Double = 3600, replanOnEvent: Bool = false, delivery: DeliveryOptions? = nil, seesDevice: Bool = true
     ) {
         precondition(replanInterval > 0, "replanInterval must be positive")
         scheduler = LearnedPolicy(apps: apps, model: model, configuration: configuration, prior: prior, mode: .following)
         self.replanInterval = replanInterval
         self.replanOnEvent = replanOnEvent
+        self.delivery = delivery.flatMap { $0.isPush ? $0 : nil }
+        self.seesDevice = seesDevice
     }
 
     /// Creates a policy for a replay from a ``DeviceContext`` (the model's τ is the context's,
     /// as for ``LearnedPolicy``).
     package init(
         context: DeviceContext, replanInterval: Double = 3600, replanOnEvent: Bool = false,
-        model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none
+        model: ModelConfiguration = ModelConfiguration(), prior: DevicePrior = .none, delivery: DeliveryOptions? = nil,
+        seesDevice: Bool = true
     ) {
         var scheduler = SchedulerConfiguration(budget: context.budget)
         scheduler.minimumInterval = min(scheduler.minimumInterval, context.tau)
@@ -58,7 +73,8 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
         var modelConfiguration = model
         modelConfiguration.tau = context.tau
         self.init(apps: context.apps, model: DeviceModel(configuration: modelConfiguration), configuration: scheduler,
-                  prior: prior, replanInterval: replanInterval, replanOnEvent: replanOnEvent)
+                  prior: prior, replanInterval: replanInterval, replanOnEvent: replanOnEvent, delivery: delivery,
+                  seesDevice: seesDevice)
     }
 
     /// What the model has learned so far.
@@ -66,7 +82,8 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     /// The apps it plans for.
     package var apps: [Int32] { scheduler.apps }
 
-    /// The plan being followed: the fetches not made yet, in time order.
+    /// The plan being followed: the fetches not made yet, in the order they are due (each at
+    /// its send time under ``delivery``).
     package var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
 
     package var nextWakeup: Double? {
@@ -120,10 +137,19 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
 
     /// Asks for the plan at `t`, as `fetchcast predict --at t` does.
     mutating func replan(at t: Double) {
-        plan = scheduler.plan(from: t)
+        let fresh = scheduler.plan(from: t)
+        if let delivery {
+            plan = PushTiming.pushes(for: fresh, from: t, delivery: delivery, device: scheduler.pushView(seesDevice: seesDevice)).map {
+                var due = fresh[$0.index]
+                due.time = $0.sendAt
+                return due
+            }
+        } else {
+            plan = fresh
+        }
         next = 0
         nextReplan = t + replanInterval
-        if reporting { made.append(MadePlan(time: t, fetches: plan)) }
+        if reporting { made.append(MadePlan(time: t, fetches: fresh)) }
     }
 
     package mutating func reportPlans(_ on: Bool) { reporting = on }

@@ -1,3 +1,4 @@
+import FetchCastModel
 /// What an evaluation produced: one row per (policy, budget), and per device.
 public struct Evaluation: Sendable {
     /// One row of `summary.csv` (``device`` is `nil`) or `devices.csv`.

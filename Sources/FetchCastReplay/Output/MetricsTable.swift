@@ -1,3 +1,4 @@
+import FetchCastModel
 import FetchCastTrace
 
 /// The columns of `summary.csv` and `devices.csv`, in the order the v1 semantics fix, then the

@@ -48,6 +48,8 @@ struct RunManifest: Codable, Sendable {
         var policies: [String]
         var pushesPerHour: Double
         var burst: Int
+        /// When `planned` sends: `send_at` (``PushTiming``) or `fetch_at`.
+        var plannedSends: String
         var ttlSeconds: Double
         var keepAliveSeconds: Double
         var dozeAfterSeconds: Double?
@@ -58,6 +60,7 @@ struct RunManifest: Codable, Sendable {
             case ttlSeconds = "ttl_s"
             case keepAliveSeconds = "keep_alive_s"
             case dozeAfterSeconds = "doze_after_s"
+            case plannedSends = "planned_sends"
         }
     }
 
@@ -108,7 +111,8 @@ struct RunManifest: Codable, Sendable {
         if options.delivery.isPush {
             let d = options.delivery
             delivery = Delivery(
-                service: d.kind.rawValue, policies: e.pushedPolicies, pushesPerHour: d.perHour, burst: d.burst, ttlSeconds: d.ttl,
+                service: d.kind.rawValue, policies: e.pushedPolicies, pushesPerHour: d.perHour, burst: d.burst,
+                plannedSends: options.planning.sendsEarly ? "send_at" : "fetch_at", ttlSeconds: d.ttl,
                 keepAliveSeconds: d.keepAlive, dozeAfterSeconds: d.kind == .fcm ? d.dozeAfter : nil)
         }
         inputs = e.inputs

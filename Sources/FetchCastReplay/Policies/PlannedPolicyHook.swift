@@ -20,25 +20,35 @@ public struct PlanningOptions: Sendable, Hashable {
     public var replanOnEvent: Bool
     /// What a plan is made from.
     public var visibility: Visibility
+    /// Through a push service (`evaluate --delivery apns|fcm`): whether the backend sends each
+    /// planned fetch at its `send_at` (early enough to be delivered by its time, and not when
+    /// the throttle would hold it: ``PushTiming``, what `predict --delivery` answers) rather
+    /// than at its `fetch_at`.
+    public var sendsEarly: Bool
 
-    /// Creates options (defaults: every hour, not on events, visibility `device`).
-    public init(replan: Double = 3600, replanOnEvent: Bool = false, visibility: Visibility = .device) {
+    /// Creates options (defaults: every hour, not on events, visibility `device`, pushes sent at
+    /// `send_at`).
+    public init(replan: Double = 3600, replanOnEvent: Bool = false, visibility: Visibility = .device, sendsEarly: Bool = true) {
         self.replan = replan
         self.replanOnEvent = replanOnEvent
         self.visibility = visibility
+        self.sendsEarly = sendsEarly
     }
 }
 
 /// Where the `planned` policy comes from: FetchCastModel's ``PlannedPolicy``, the plans
 /// `fetchcast predict` answers, asked for as ``PlanningOptions`` say.
 enum PlannedPolicyHook {
-    static func factory(population: PopulationSample?, planning: PlanningOptions) -> PolicyFactory {
-        { context in
+    /// - Parameter delivery: The push service the backend sends through (`evaluate --delivery`).
+    static func factory(population: PopulationSample?, planning: PlanningOptions, delivery: DeliveryOptions) -> PolicyFactory {
+        let sendsThrough = planning.sendsEarly && delivery.isPush ? delivery : nil
+        return { context in
             let prior = population?.prior(for: context.device, appNames: context.appNames) ?? .none
             switch planning.visibility {
             case .device:
                 return PlannedPolicy(
-                    context: context, replanInterval: planning.replan, replanOnEvent: planning.replanOnEvent, prior: prior)
+                    context: context, replanInterval: planning.replan, replanOnEvent: planning.replanOnEvent, prior: prior,
+                    delivery: sendsThrough)
             case .app:
                 let apps = context.apps.sorted()
                 var one = context
@@ -46,7 +56,8 @@ enum PlannedPolicyHook {
                 return PerAppPolicy(apps: apps, policies: apps.map { app in
                     one.apps = [app]
                     return PlannedPolicy(
-                        context: one, replanInterval: planning.replan, replanOnEvent: planning.replanOnEvent, prior: prior)
+                        context: one, replanInterval: planning.replan, replanOnEvent: planning.replanOnEvent, prior: prior,
+                        delivery: sendsThrough, seesDevice: false)
                 })
             }
         }

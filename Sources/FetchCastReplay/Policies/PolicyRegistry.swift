@@ -55,8 +55,11 @@ public struct PolicyRegistry: Sendable {
 
     /// The standard policies, `learned` and `planned` shrunk toward a population learned from
     /// traces (each replayed device left out of its own prior), `planned` driven as `planning` says.
-    /// `interval`, `hourly` and `planned` are what a backend can send as pushes (``Entry/sendsPushes``).
-    public static func standard(population: PopulationSample?, planning: PlanningOptions = PlanningOptions()) -> PolicyRegistry {
+    /// `interval`, `hourly` and `planned` are what a backend can send as pushes (``Entry/sendsPushes``);
+    /// `planned` sends each fetch at its `send_at` for `delivery` when `planning` says so.
+    public static func standard(
+        population: PopulationSample?, planning: PlanningOptions = PlanningOptions(), delivery: DeliveryOptions = DeliveryOptions()
+    ) -> PolicyRegistry {
         var r = PolicyRegistry()
         r.register("none", fixedBudget: 0) { _ in NonePolicy() }
         r.register("interval", cap: .none, sendsPushes: true) { IntervalPolicy(context: $0) }
@@ -70,7 +73,7 @@ public struct PolicyRegistry: Sendable {
         r.register("learned-blind", note: LearnedPolicyHook.note,
                    factory: LearnedPolicyHook.factory(population: population, conditionAware: false))
         r.register("planned", cap: planning.visibility == .app ? .perApp : .device, sendsPushes: true,
-                   factory: PlannedPolicyHook.factory(population: population, planning: planning))
+                   factory: PlannedPolicyHook.factory(population: population, planning: planning, delivery: delivery))
         return r
     }
 

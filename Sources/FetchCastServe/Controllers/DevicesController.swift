@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
@@ -61,6 +62,9 @@ struct DevicesController {
             device: device, app: try query.text("app"), at: at, notBefore: try query.time("not_before"),
             count: try query.integer("count", in: Limits.count) ?? 10, budget: try query.number("budget", in: Limits.budget) ?? 24)
         planRequest.horizon = (try query.number("horizon", in: Limits.horizonHours) ?? 24) * 3600
+        if let kind = try query.choice("delivery", among: DeliveryOptions.Kind.allCases.map(\.rawValue)) {
+            planRequest.delivery = DeliveryOptions(kind: DeliveryOptions.Kind(rawValue: kind)!)
+        }
         let asked = planRequest
         let service = self.service
         // An empty plan says why, in the words of `predict`'s note.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchCastCore
+import FetchCastModel
 import FetchCastReplay
 import FetchCastStore
 import FetchCastTrace
@@ -67,23 +68,10 @@ extension FetchCast {
         @Option(help: ArgumentHelp("What `planned` plans from: device (every event of the device) or app (each app from its own events only, ⌊B/k⌋ a day per app).", valueName: "visibility"))
         var visibility: PlanningOptions.Visibility = .device
 
-        @Option(help: ArgumentHelp("How the fetches of interval, hourly and planned reach the device: direct (made when asked, the default), apns or fcm (a backend's silent pushes, delivered as the push service would: semantics d1 in docs/evaluation.md; writes DIR/delivery.csv).", valueName: "service"))
-        var delivery: DeliveryOptions.Kind = .direct
+        @OptionGroup var push: PushDeliveryOptions
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Pushes per hour per device and app the push service's token bucket refills (apns: 2, fcm: 20), 0.1 to 3600.", valueName: "n"))
-        var pushPerHour: Double?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("The token bucket's size, pushes let through back to back (apns: 1, fcm: 20), 1 to 1000.", valueName: "n"))
-        var pushBurst: Int?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("How long a held push lives before it is dropped (apns-expiration, FCM ttl; default 1h), 1s to 28d.", valueName: "duration"))
-        var pushTtl: String?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Time between the device's keep-alives (apns, default 30m) or doze maintenance windows (fcm, default 1h), at which held pushes are tried again; 1m to 1d.", valueName: "duration"))
-        var keepAlive: String?
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("fcm: time without a launch after which a device not charging dozes and normal-priority messages wait (default 1h), 1m to 1d.", valueName: "duration"))
-        var dozeAfter: String?
+        @Option(help: ArgumentHelp("When `planned`'s backend sends each push: send-at (early enough for the push service to deliver it by its fetch time, skipping pushes the throttle would hold: the send_at `predict --delivery` answers; the default) or fetch-at (at the planned fetch time).", valueName: "when"))
+        var pushTiming: PushTimingChoice?
 
         @Flag(help: "Also write one row per scored launch, per fetch, per fetch the learned policy weighed and per fetch in each plan `planned` asked for (launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz); slower.")
         var detail = false
@@ -147,43 +135,9 @@ extension FetchCast {
             if traces.filter({ $0 == "-" }).count > 1 {
                 throw ValidationError("standard input (-) can be given only once.")
             }
-            try validateDelivery()
-        }
-
-        /// The push flags: only with a push service, each in its range.
-        func validateDelivery() throws {
-            if delivery == .direct {
-                for (flag, given) in [("--push-per-hour", pushPerHour != nil), ("--push-burst", pushBurst != nil),
-                                      ("--push-ttl", pushTtl != nil), ("--keep-alive", keepAlive != nil), ("--doze-after", dozeAfter != nil)]
-                where given {
-                    throw ValidationError("\(flag) sets how a push service delivers; give --delivery apns or --delivery fcm too.")
-                }
-                return
+            if push.delivery == .direct, pushTiming != nil {
+                throw ValidationError("--push-timing says when `planned` sends its pushes; give --delivery apns or --delivery fcm too.")
             }
-            if dozeAfter != nil && delivery != .fcm {
-                throw ValidationError("--doze-after is FCM's doze; give it with --delivery fcm (APNs has no documented doze).")
-            }
-            if let pushPerHour { try Limits.pushesPerHour.validate(pushPerHour, flag: "--push-per-hour") }
-            if let pushBurst { try Limits.pushBurst.validate(pushBurst, flag: "--push-burst") }
-            for (flag, text, range) in [("--push-ttl", pushTtl, Limits.pushTTLSeconds), ("--keep-alive", keepAlive, Limits.pushIntervalSeconds),
-                                        ("--doze-after", dozeAfter, Limits.pushIntervalSeconds)] {
-                guard let text else { continue }
-                guard let seconds = Self.signedDuration(text) else {
-                    throw ValidationError("\(flag) '\(text)' is not a duration; write it as 1h, 30m or 900.")
-                }
-                try range.validate(seconds, flag: flag, got: text)
-            }
-        }
-
-        /// The delivery the flags ask for: the service's defaults, then the flags given.
-        var deliveryOptions: DeliveryOptions {
-            var d = DeliveryOptions(kind: delivery)
-            if let pushPerHour { d.perHour = pushPerHour }
-            if let pushBurst { d.burst = pushBurst }
-            if let t = pushTtl.flatMap(EvaluationOptions.parseDuration) { d.ttl = t }
-            if let t = keepAlive.flatMap(EvaluationOptions.parseDuration) { d.keepAlive = t }
-            if let t = dozeAfter.flatMap(EvaluationOptions.parseDuration) { d.dozeAfter = t }
-            return d
         }
 
         var policyList: [String] { policies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -221,9 +175,10 @@ extension FetchCast {
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 // No trace: the store's events, on either engine, through its scan.
                 if traces.isEmpty { log = try await store.openScanner(.read) }
-                options.delivery = deliveryOptions
+                options.delivery = push.options
                 options.planning = PlanningOptions(
-                    replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility)
+                    replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility,
+                    sendsEarly: pushTiming != .fetchAt)
                 var population: PopulationSample?
                 if !priorFrom.isEmpty {
                     let only = try priorDevices.map(EvaluationOptions.loadDeviceList)
@@ -235,7 +190,7 @@ extension FetchCast {
                     options.prior = EvaluationOptions.PriorSource(
                         traces: priorFrom, sha256: pooled.sha256, devices: only, pooledDevices: pooled.prior.devices)
                 }
-                let registry = PolicyRegistry.standard(population: population, planning: options.planning)
+                let registry = PolicyRegistry.standard(population: population, planning: options.planning, delivery: options.delivery)
                 // Besides the traces and the store (which the evaluator protects), what was read.
                 let read = [devices, priorDevices, conditions.constraints, energy].compactMap { $0 }
                 let progress: ((String) -> Void)? = showProgress ? { line in err.write("\r\u{1B}[2K" + line) } : logProgress ? { line in
@@ -336,3 +291,9 @@ extension FetchCast {
 
 extension PlanningOptions.Visibility: ExpressibleByArgument {}
 extension DeliveryOptions.Kind: ExpressibleByArgument {}
+
+/// `evaluate --push-timing`.
+enum PushTimingChoice: String, ExpressibleByArgument, CaseIterable {
+    case sendAt = "send-at"
+    case fetchAt = "fetch-at"
+}

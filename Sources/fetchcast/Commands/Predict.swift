@@ -52,6 +52,8 @@ extension FetchCast {
 
         @OptionGroup var conditions: ConstraintOptions
 
+        @OptionGroup(title: "Push delivery") var push: PushDeliveryOptions
+
         func validate() throws {
             if let at, at != "now", Timestamp.parseArgument(at) == nil {
                 throw ValidationError("--at '\(at)' is not a time; use ISO 8601 (2013-11-20T08:00:00+01:00), a date or Unix seconds.")
@@ -83,6 +85,7 @@ extension FetchCast {
                 request.horizon = horizon * 3600
                 request.apps = app
                 request.constraints = constraints
+                request.delivery = push.options
                 // Every device: a batch of devices' state at a time (in name order), not all at once.
                 var noted = false
                 let repository = ModelRepository(modelStore: s)
@@ -116,21 +119,26 @@ extension FetchCast {
                 print("note: " + EmptyPlanNote.sentence(device: device, horizonHours: horizon, lastEvent: lastEvent, from: start, budget: budget), to: &err)
             }
             var out = FileSink.standardOutput()
+            let pushed = push.delivery != .direct
             switch format {
             case .json:
                 for p in predictions { print(JSON.encode(p), to: &out) }
             case .csv:
-                out.write("device,app,fetch_at,launch_probability,new_data_probability,reason\n")
+                out.write(pushed ? "device,app,send_at,fetch_at,pushes_left_this_hour,launch_probability,new_data_probability,reason\n"
+                                 : "device,app,fetch_at,launch_probability,new_data_probability,reason\n")
                 for p in predictions {
-                    out.write(CSVField.line([p.device, p.app, p.fetchAt, CSVField.fixed(p.launchProbability, decimals: 6),
+                    let push = pushed ? [p.sendAt ?? "", p.fetchAt, String(p.pushesLeftThisHour ?? 0)] : [p.fetchAt]
+                    out.write(CSVField.line([p.device, p.app] + push + [CSVField.fixed(p.launchProbability, decimals: 6),
                                              CSVField.fixed(p.newDataProbability, decimals: 6), p.reason]))
                 }
             case .table:
-                let rows = [["device", "app", "fetch_at", "launch_probability", "new_data_probability", "reason"]] + predictions.map {
-                    [$0.device, $0.app, $0.fetchAt, CSVField.fixed($0.launchProbability, decimals: 2),
-                     CSVField.fixed($0.newDataProbability, decimals: 2), $0.reason]
+                let head = pushed ? ["device", "app", "send_at", "fetch_at", "pushes_left_this_hour"] : ["device", "app", "fetch_at"]
+                let rows = [head + ["launch_probability", "new_data_probability", "reason"]] + predictions.map {
+                    let push = pushed ? [$0.sendAt ?? "", $0.fetchAt, String($0.pushesLeftThisHour ?? 0)] : [$0.fetchAt]
+                    return [$0.device, $0.app] + push + [CSVField.fixed($0.launchProbability, decimals: 2),
+                                                         CSVField.fixed($0.newDataProbability, decimals: 2), $0.reason]
                 }
-                TextTable.write(rows, rightAligned: [3, 4], to: &out)
+                TextTable.write(rows, rightAligned: pushed ? [4, 5, 6] : [3, 4], to: &out)
             }
             try FetchCast.finish(out)
         }

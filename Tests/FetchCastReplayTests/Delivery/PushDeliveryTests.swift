@@ -137,6 +137,35 @@ struct PushDeliveryTests {
         #expect(most == 3)  // the bound is reached: the bucket, not the trace, limits
     }
 
+    /// `planned` sending what `predict --delivery` answers: at one push every 2 hours per app,
+    /// sending at every `fetch_at` has pushes held, collapsed or dropped; leaving out what the
+    /// bucket (as each app's last fetch left it) would hold, every push sent is delivered when
+    /// sent. No `state` rows, so no device is offline: the backend's estimate is exact.
+    @Test func plannedSendsNoPushTheThrottleWouldHold() throws {
+        let t = randomTrace(seed: 5)
+        var options = EvaluationOptions(policies: ["planned"], budgets: [24], threads: 1)
+        options.delivery = DeliveryOptions(kind: .apns)
+        options.delivery.perHour = 0.5
+        options.planning = PlanningOptions(replan: 3600, replanOnEvent: true, sendsEarly: false)
+        let atFetch = try Evaluator.evaluate(.events(t.events), options: options).row("planned").push
+        #expect(atFetch.delayed + atFetch.collapsed + atFetch.dropped > 0, "\(atFetch)")
+        options.planning.sendsEarly = true
+        let registry = PolicyRegistry.standard(population: nil, planning: options.planning, delivery: options.delivery)
+        let e = try Evaluator.evaluate(.events(t.events), options: options, registry: registry, collectDetail: true)
+        let atSend = e.row("planned").push
+        #expect(atSend.sent > 0 && atSend.delivered == atSend.sent, "\(atSend)")
+        #expect(atSend.delayed == 0 && atSend.collapsed == 0 && atSend.dropped == 0, "\(atSend)")
+        // So no app of any device is even *sent* more pushes in any hour than the bucket allows.
+        let records = e.deliveryRecords[0]
+        #expect(records.count == atSend.sent && records.allSatisfy { $0.outcome == .delivered && $0.at == $0.sentAt })
+        for (key, group) in Dictionary(grouping: records, by: { "\($0.device)/\($0.app)" }) {
+            let times = group.map(\.sentAt).sorted()
+            for (i, start) in times.enumerated() {
+                #expect(Double(times[i...].prefix { $0 <= start + 3600 }.count) <= options.delivery.maxPerHour, "\(key) at \(start)")
+            }
+        }
+    }
+
     @Test func directAndPoliciesThatDoNotPushAreUnchanged() throws {
         let t = randomTrace(seed: 3)
         var options = EvaluationOptions(policies: ["none", "interval", "oracle", "hourly", "learned", "planned"], budgets: [12], threads: 1)

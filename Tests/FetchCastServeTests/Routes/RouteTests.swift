@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastPredict
 @testable import FetchCastServe
 @testable import FetchCastStore  // the store's connection, to hold the write lock
@@ -205,7 +206,31 @@ struct RouteTests {
         }
     }
 
+    /// `?delivery=apns`: the plan `predict --delivery apns` answers, `send_at` and the pushes
+    /// left included; without it, no push field at all.
+    @Test func aPlanForAPushServiceIsWhatThePredictorAnswers() async throws {
+        try await withServer { client, fixture in
+            #expect(try await post(client, ServeFixture.trace()).status == .ok)
+            let at = "2013-11-24T14:01:01Z"
+            let read = ServeFixture.bearer(ServeFixture.readToken)
+            let response = try await client.execute(uri: "/v1/devices/dev-2/plan?at=\(at)&count=20&delivery=apns", method: .get, headers: read)
+            #expect(response.status == .ok)
+            let served = try response.json(PlanBody.self).fetches
+            let store = try Store(path: fixture.database, create: false)
+            var request = PredictionRequest(device: "dev-2", at: Timestamp.parseArgument(at), count: 20)
+            request.delivery = DeliveryOptions(kind: .apns)
+            let expected = try Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-2"]))
+            #expect(!expected.isEmpty && expected.allSatisfy { $0.sendAt != nil && $0.pushesLeftThisHour != nil })
+            #expect(served.map(\.fetch_at) == expected.map(\.fetchAt))
+            #expect(served.map(\.send_at) == expected.map(\.sendAt))
+            #expect(served.map(\.pushes_left_this_hour) == expected.map(\.pushesLeftThisHour))
+            let plain = try await client.execute(uri: "/v1/devices/dev-2/plan?at=\(at)&count=20", method: .get, headers: read)
+            #expect(try plain.json(PlanBody.self).fetches.allSatisfy { $0.send_at == nil && $0.pushes_left_this_hour == nil })
+        }
+    }
+
     @Test(arguments: [
+        ("/v1/devices/dev-1/plan?delivery=webpush", "delivery"),
         ("/v1/devices/dev-1/plan?count=0", "count"), ("/v1/devices/dev-1/plan?budget=abc", "budget"),
         ("/v1/devices/dev-1/plan?at=yesterday", "at"), ("/v1/devices/dev-1/plan?not_before=x", "not_before"),
         ("/v1/devices?limit=-1", "limit"), ("/v1/plans?from=x", "from"), ("/v1/plans?from=0&to=100000", "to"),

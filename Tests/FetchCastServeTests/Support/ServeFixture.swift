@@ -157,6 +157,9 @@ struct PlanBody: Decodable {
         var launch_probability: Double
         var new_data_probability: Double
         var reason: String
+        var send_at: String?
+        var send_at_unix: Double?
+        var pushes_left_this_hour: Int?
     }
     var device: String
     var at_unix: Double
