@@ -162,12 +162,15 @@ extension Predictor {
         // What the reasons say of the conditions is what the scheduler knew at the device's last
         // event (a look since moves the conditions' clock, not what they say).
         let habits = (caughtUp ?? scheduler).conditionHabits
-        var plan = scheduler.plan(from: start, horizon: horizon, notBefore: notBefore, count: count)
         // Through a push service: the fetches it sends, in the plan's order, with when to send
         // them and the pushes left this hour per app; the fetches it leaves out are not listed.
+        // Which it leaves out depends on the fetches after them (a later push may collapse an
+        // earlier one), so the whole plan is weighed, as the replay's `planned` does, then cut.
+        let pushed = delivery?.isPush ?? false
+        var plan = scheduler.plan(from: start, horizon: horizon, notBefore: notBefore, count: pushed ? .max : count)
         var sends: [PushTiming.Push]?
         var left: [Int32: Int] = [:]
-        if let delivery, delivery.isPush {
+        if let delivery, pushed {
             let view = scheduler.pushView(seesDevice: true)
             let pushes = PushTiming.pushes(for: plan, from: start, delivery: delivery, device: view).sorted { $0.index < $1.index }
             left = PushTiming.pushesLeftThisHour(

@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastStore
 import FetchCastTrace
 import Synchronization
@@ -247,14 +248,16 @@ package final class FetchCastService: Sendable {
     ///   - from: Plans start here (Unix seconds).
     ///   - to: Only fetches before this (at most 24 hours after `from`: the planner's horizon).
     ///   - budget: Fetches per device per day.
+    ///   - delivery: The push service a backend sends through (``PredictionRequest/delivery``).
     ///   - batchSize: Devices planned at once (memory is O(`batchSize`), not O(devices)).
     ///   - after: Only devices whose names follow this one in byte order (a page's cursor).
     ///   - limit: At most this many devices (a page); ``PlanSweep/nextAfter`` says where the
     ///     next page starts when more remain.
     /// - Returns: A sweep; call ``PlanSweep/next()`` until it returns `nil`.
-    package func sweep(from: Double, to: Double, budget: Double, batchSize: Int = 256, after: String? = nil, limit: Int = .max) throws
-        -> PlanSweep
-    {
+    package func sweep(
+        from: Double, to: Double, budget: Double, delivery: DeliveryOptions? = nil, batchSize: Int = 256, after: String? = nil,
+        limit: Int = .max
+    ) throws -> PlanSweep {
         let reader = try takeReader()
         do {
             // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
@@ -266,7 +269,7 @@ package final class FetchCastService: Sendable {
             let page = ids.prefix(max(1, limit))
             return PlanSweep(
                 service: self, reader: reader, devices: page.map { ($0, names[$0]!) }, from: from, to: to, budget: budget,
-                batchSize: max(1, batchSize), nextAfter: page.count < ids.count ? page.last.map { names[$0]! } : nil)
+                delivery: delivery, batchSize: max(1, batchSize), nextAfter: page.count < ids.count ? page.last.map { names[$0]! } : nil)
         } catch {
             giveBack(reader)
             throw error
@@ -289,7 +292,7 @@ package final class FetchCastService: Sendable {
 
         fileprivate init(
             service: FetchCastService, reader: Reader, devices: [(id: Int64, name: String)], from: Double, to: Double, budget: Double,
-            batchSize: Int, nextAfter: String?
+            delivery: DeliveryOptions?, batchSize: Int, nextAfter: String?
         ) {
             self.nextAfter = nextAfter
             self.service = service
@@ -297,7 +300,11 @@ package final class FetchCastService: Sendable {
             self.devices = devices
             self.to = to
             self.batchSize = batchSize
-            request = PredictionRequest(at: from, count: .max, budget: budget)
+            var request = PredictionRequest(at: from, count: .max, budget: budget)
+            // Through a push service each plan is made from the device's events (plans kept
+            // ahead are the plans as they are).
+            request.delivery = delivery
+            self.request = request
         }
 
         deinit { if let reader { service.giveBack(reader) } }

@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastPredict
 import FetchCastTrace
 import HTTPTypes
@@ -34,6 +35,8 @@ struct PlansController {
         let budget = try query.number("budget", in: Limits.budget) ?? 24
         let limit = try query.integer("limit", in: Limits.planPageDevices) ?? Self.defaultPage
         let after = try query.text("after")
+        let delivery = try query.choice("delivery", among: DeliveryOptions.Kind.allCases.map(\.rawValue))
+            .flatMap(DeliveryOptions.Kind.init(rawValue:)) ?? .direct
         let service = self.service
         let pools = self.pools
         let past = try await pools.read { try service.devicesWithEvents(after: from) }
@@ -44,13 +47,14 @@ struct PlansController {
                     + "so /v1/plans does it for at most \(maxPastDevices) devices; ask for a window that starts after the devices' last "
                     + "events (from=now, the default), or ask GET /v1/devices/{device}/plan?at=FROM for the devices you need")
         }
-        let sweep = try await pools.read { try service.sweep(from: from, to: to, budget: budget, after: after, limit: limit) }
+        let sweep = try await pools.read { try service.sweep(
+            from: from, to: to, budget: budget, delivery: DeliveryOptions(kind: delivery), after: after, limit: limit) }
         // The first batch is planned before the first byte is sent: a deadline or a database
         // error there is still a 503 (or 500) with a JSON body, not a cut stream.
         let first = try await pools.read { try sweep.next() }
         var headers: HTTPFields = [.contentType: "application/x-ndjson"]
         if let next = sweep.nextAfter {
-            headers[HTTPField.Name("Link")!] = "<\(Self.page(from: from, to: to, budget: budget, limit: limit, after: next))>; rel=\"next\""
+            headers[HTTPField.Name("Link")!] = "<\(Self.page(from: from, to: to, budget: budget, delivery: delivery, limit: limit, after: next))>; rel=\"next\""
         }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let encoder = JSONEncoder.api
@@ -79,11 +83,12 @@ struct PlansController {
 
     /// The URL of the page after `after`: the same window, `from` as Unix seconds (so `now`
     /// stays the instant the first page was asked about).
-    static func page(from: Double, to: Double, budget: Double, limit: Int, after: String) -> String {
+    static func page(from: Double, to: Double, budget: Double, delivery: DeliveryOptions.Kind = .direct, limit: Int, after: String) -> String {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&+=#;/?")
         let cursor = after.addingPercentEncoding(withAllowedCharacters: allowed) ?? after
         func number(_ x: Double) -> String { OptionRange<Double>.text(x) }
-        return "/v1/plans?from=\(number(from))&to=\(number(to))&budget=\(number(budget))&limit=\(limit)&after=\(cursor)"
+        let push = delivery == .direct ? "" : "&delivery=\(delivery.rawValue)"
+        return "/v1/plans?from=\(number(from))&to=\(number(to))&budget=\(number(budget))\(push)&limit=\(limit)&after=\(cursor)"
     }
 }

@@ -5,6 +5,7 @@ import FetchCastPredict
 @testable import FetchCastStore  // the store's connection, to hold the write lock
 import FetchCastTrace
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -308,6 +309,28 @@ struct RouteTests {
             let lines = response.text.split(separator: "\n").map { try! JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
             #expect(Set(lines.map(\.device)) == ["a", "b", "c"])
             #expect(lines.allSatisfy { $0.fetch_at_unix >= from && $0.fetch_at_unix < to })
+        }
+    }
+
+    /// `delivery=apns` on the sweep: each device's fetches in the window are those of its plan
+    /// through APNs (`send_at` included), and the next page's link keeps the delivery.
+    @Test func theSweepThroughAPushServiceIsEachDevicesPlanThroughIt() async throws {
+        try await withServer { client, _ in
+            #expect(try await post(client, ServeFixture.trace(devices: ["a", "b", "c"], spacing: 0)).status == .ok)
+            let from = ServeFixture.now, to = ServeFixture.now + 86_400
+            let read = ServeFixture.bearer(ServeFixture.readToken)
+            let response = try await client.execute(
+                uri: "/v1/plans?from=\(Int(from))&to=\(Int(to))&delivery=apns&limit=2", method: .get, headers: read)
+            #expect(response.status == .ok)
+            #expect(response.headers[HTTPField.Name("Link")!]?.contains("&delivery=apns&") == true)
+            let swept = response.text.split(separator: "\n").map { try! JSONDecoder().decode(PlanBody.Fetch.self, from: Data($0.utf8)) }
+            #expect(Set(swept.map(\.device)) == ["a", "b"] && swept.allSatisfy { $0.send_at != nil })
+            for device in ["a", "b"] {
+                let plan = try await client.execute(
+                    uri: "/v1/devices/\(device)/plan?at=\(Int(from))&count=1000&delivery=apns", method: .get, headers: read)
+                let expected = try plan.json(PlanBody.self).fetches.filter { $0.fetch_at_unix < to }
+                #expect(swept.filter { $0.device == device } == expected)
+            }
         }
     }
 
