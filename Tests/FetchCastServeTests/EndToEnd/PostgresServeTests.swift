@@ -233,14 +233,18 @@ struct PostgresServeTests {
         #expect(try await get(server, plan).0 == .ok)
 
         let locked = Flag()
-        let holder = Task { try await database.holdingLock(on: ["files", "file_counts"], for: 8) { locked.set() } }
+        // Held 12 s; each answer is due at its 1 s deadline. The bound below is half the hold, not
+        // the deadline: under a loaded test run the first answer has come after 1.9 s and 3.7 s
+        // (the process shares 2 cores with the other suites' servers and databases); what the
+        // test tells apart is the deadline from the lock's release.
+        let holder = Task { try await database.holdingLock(on: ["files", "file_counts"], for: 12) { locked.set() } }
         while !locked.isSet { try await Task.sleep(for: .milliseconds(10)) }
         for uri in [plan, "/v1/devices/dev-2/plan?at=2013-11-25T03:00:00Z&horizon=30", "/v1/devices"] {
             let started = ContinuousClock.now
             let r = await Self.ask(port, .get, uri)
             let took = ContinuousClock.now - started
             #expect(r?.status == .serviceUnavailable && r?.retryAfter == "1", "\(uri): \(String(describing: r))")
-            #expect(took < .seconds(3), "\(uri) answered after \(took), the lock is held 8 s")
+            #expect(took < .seconds(6), "\(uri) answered after \(took), the lock is held 12 s")
             print("\(uri) under a lock: \(r?.status.code ?? 0) after \(took)")
         }
         try await holder.value
