@@ -50,10 +50,21 @@ struct PlannedMatchesPredictCLITests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
 
-    @Test(arguments: Self.traces, ["19_F", "20_M", "1_M"])
-    func predictAnswersThePlanThePlannedPolicyFollowed(setup: String, device: String) throws {
-        let w = try Workspace()
-        let (trace, constraints) = try Self.setUp(setup, in: w)
+    /// One device of a trace replayed by `planned` (replanning on events, `--detail`), and a
+    /// store holding the trace's events with the fetches the policy's client reported.
+    struct Replayed {
+        var workspace: Workspace
+        /// The fetch-enabled apps: the 5 most launched, ties by id (replay semantics rule 1).
+        var apps: [String]
+        /// The policy's fetches (time, app), in time order.
+        var made: [(time: Double, app: String)]
+        /// Plans by the time they were asked for: planned_at,app,fetch_at,fetch_at_unix,p_launch,p_new,…
+        var plans: [String: [[String]]]
+        /// The plans' times, in the order they were asked for.
+        var order: [String]
+    }
+
+    static func replay(_ device: String, of trace: String, in w: Workspace, flags: [String]) throws -> Replayed {
         let sample = try Self.lines(Self.data.appendingPathComponent(trace).path)
         let header = String(sample[0])
         let extraColumns = String(repeating: ",", count: header.filter { $0 == "," }.count - 6)
@@ -63,7 +74,7 @@ struct PlannedMatchesPredictCLITests {
         let replay = try w.run([
             "evaluate", "trace.csv", "--policies", "planned", "--budgets", "24", "--replan-on-event", "--detail", "--quiet",
             "--out", "out",
-        ] + constraints)
+        ] + flags)
         try #require(replay.status == 0, "\(replay.err)")
 
         // The policy's fetches, as its client would report them: fetch rows, before the
@@ -73,17 +84,18 @@ struct PlannedMatchesPredictCLITests {
         }
         let fetches = try Self.lines(w.path("out/fetches.csv.gz")).dropFirst()
         try #require(!fetches.isEmpty)
+        var made: [(time: Double, app: String)] = []
         for f in fetches {
             let c = f.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             // policy,budget,device,fetch_id,app,time,result,...
             events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,\(extraColumns)"))
+            made.append((Timestamp.parseArgument(c[5])!, c[4]))
         }
         events.sort { ($0.time, $0.order) < ($1.time, $1.order) }
         try w.write("reported.csv", ([header] + events.map(\.line)).joined(separator: "\n") + "\n")
         let ingest = try w.run(["ingest", "reported.csv", "--db", "store.sqlite"])
         try #require(ingest.status == 0, "\(ingest.err)")
 
-        // The fetch-enabled apps: the 5 most launched, ties by id (replay semantics rule 1).
         var launches: [String: Int] = [:]
         for row in rows {
             let c = row.split(separator: ",", omittingEmptySubsequences: false)
@@ -91,7 +103,6 @@ struct PlannedMatchesPredictCLITests {
         }
         let apps = launches.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(5).map(\.key)
 
-        // Plans by the time they were asked for: planned_at,app,fetch_at,fetch_at_unix,p_launch,p_new
         var plans: [String: [[String]]] = [:]
         var order: [String] = []
         for line in try Self.lines(w.path("out/plans.csv.gz")).dropFirst() {
@@ -99,6 +110,15 @@ struct PlannedMatchesPredictCLITests {
             if plans[c[3]] == nil { order.append(c[3]) }
             plans[c[3], default: []].append(Array(c[3...]))
         }
+        return Replayed(workspace: w, apps: apps, made: made, plans: plans, order: order)
+    }
+
+    @Test(arguments: Self.traces, ["19_F", "20_M", "1_M"])
+    func predictAnswersThePlanThePlannedPolicyFollowed(setup: String, device: String) throws {
+        let w = try Workspace()
+        let (trace, constraints) = try Self.setUp(setup, in: w)
+        let replayed = try Self.replay(device, of: trace, in: w, flags: constraints)
+        let (apps, plans, order) = (replayed.apps, replayed.plans, replayed.order)
         try #require(order.count > 100, "the policy asked for plans")
         // Four moments spread over the replay, each asked of the CLI.
         for at in stride(from: order.count / 5, to: order.count, by: order.count / 5).prefix(4).map({ order[$0] }) {
@@ -128,42 +148,9 @@ struct PlannedMatchesPredictCLITests {
     @Test func predictThroughAPushServiceAnswersThePushesThePlannedPolicySent() throws {
         let w = try Workspace()
         let device = "19_F"
-        let sample = try Self.lines(Self.data.appendingPathComponent("ubiqlog-sample.csv.gz").path)
-        let header = String(sample[0])
-        let extraColumns = String(repeating: ",", count: header.filter { $0 == "," }.count - 6)
-        let rows = sample.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[1] == device }
-        try w.write("trace.csv", ([header] + rows.map(String.init)).joined(separator: "\n") + "\n")
         let push = ["--delivery", "apns", "--push-per-hour", "0.5"]
-        let replay = try w.run([
-            "evaluate", "trace.csv", "--policies", "planned", "--budgets", "24", "--replan-on-event", "--detail", "--quiet",
-            "--out", "out",
-        ] + push)
-        try #require(replay.status == 0, "\(replay.err)")
-        var events: [(time: Double, order: Int, line: String)] = rows.map { row in
-            (Timestamp.parseArgument(String(row.prefix { $0 != "," }))!, 1, String(row))
-        }
-        var made: [(time: Double, app: String)] = []
-        for f in try Self.lines(w.path("out/fetches.csv.gz")).dropFirst() {
-            let c = f.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            events.append((Timestamp.parseArgument(c[5])!, 0, "\(c[5]),\(c[2]),\(c[4]),fetch,\(c[6]),,\(extraColumns)"))
-            made.append((Timestamp.parseArgument(c[5])!, c[4]))
-        }
-        events.sort { ($0.time, $0.order) < ($1.time, $1.order) }
-        try w.write("reported.csv", ([header] + events.map(\.line)).joined(separator: "\n") + "\n")
-        try #require(try w.run(["ingest", "reported.csv", "--db", "store.sqlite"]).status == 0)
-        var launches: [String: Int] = [:]
-        for row in rows {
-            let c = row.split(separator: ",", omittingEmptySubsequences: false)
-            if c[3] == "launch" { launches[String(c[2]), default: 0] += 1 }
-        }
-        let apps = launches.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(5).map(\.key)
-        var plans: [String: [[String]]] = [:]
-        var order: [String] = []
-        for line in try Self.lines(w.path("out/plans.csv.gz")).dropFirst() {
-            let c = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            if plans[c[3]] == nil { order.append(c[3]) }
-            plans[c[3], default: []].append(Array(c[3...]))
-        }
+        let replayed = try Self.replay(device, of: "ubiqlog-sample.csv.gz", in: w, flags: push)
+        let (apps, made, plans, order) = (replayed.apps, replayed.made, replayed.plans, replayed.order)
         try #require(order.count > 100)
         var leftOut = 0
         var compared = 0
