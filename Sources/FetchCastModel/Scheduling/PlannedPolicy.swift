@@ -21,14 +21,15 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     package let replanInterval: Double
     /// Whether it also asks for a plan one second after each event it sees.
     package let replanOnEvent: Bool
-    /// The push service its backend sends through, when it sends each fetch early enough to be
-    /// delivered by its time (``PushTiming``); `nil`: each fetch is due at its planned time.
+    /// The push service its backend sends through, when it sends the pushes ``PushTiming``
+    /// says (each at its `send_at`, leaving out what the service would hold); `nil`: each fetch
+    /// is due at its planned time.
     package let delivery: DeliveryOptions?
     /// Whether its scheduler is told of every app's events (visibility `device`): only then
     /// can it tell when the device dozes (``PushTiming/DeviceView/lastLaunch``).
     package let seesDevice: Bool
-    /// The plan being followed, each fetch due when it is to be sent (its planned time unless
-    /// ``delivery`` sends it earlier).
+    /// The plan being followed, each fetch due when it is to be sent (under ``delivery``: the
+    /// fetches sent, each at its `send_at`).
     var plan: [ScheduledFetch] = []
     var next = 0
     var nextReplan: Double?
@@ -82,8 +83,8 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     /// The apps it plans for.
     package var apps: [Int32] { scheduler.apps }
 
-    /// The plan being followed: the fetches not made yet, in the order they are due (each at
-    /// its send time under ``delivery``).
+    /// The plan being followed: the fetches not made yet, in the order they are due (under
+    /// ``delivery``, the fetches sent, at their `send_at`).
     package var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
 
     package var nextWakeup: Double? {

@@ -112,7 +112,7 @@ struct RunManifest: Codable, Sendable {
             let d = options.delivery
             delivery = Delivery(
                 service: d.kind.rawValue, policies: e.pushedPolicies, pushesPerHour: d.perHour, burst: d.burst,
-                plannedSends: options.planning.sendsEarly ? "send_at" : "fetch_at", ttlSeconds: d.ttl,
+                plannedSends: options.planning.sendsAtSendAt ? "send_at" : "fetch_at", ttlSeconds: d.ttl,
                 keepAliveSeconds: d.keepAlive, dozeAfterSeconds: d.kind == .fcm ? d.dozeAfter : nil)
         }
         inputs = e.inputs

@@ -20,19 +20,19 @@ public struct PlanningOptions: Sendable, Hashable {
     public var replanOnEvent: Bool
     /// What a plan is made from.
     public var visibility: Visibility
-    /// Through a push service (`evaluate --delivery apns|fcm`): whether the backend sends each
-    /// planned fetch at its `send_at` (early enough to be delivered by its time, and not when
-    /// the throttle would hold it: ``PushTiming``, what `predict --delivery` answers) rather
-    /// than at its `fetch_at`.
-    public var sendsEarly: Bool
+    /// Through a push service (`evaluate --delivery apns|fcm`): whether the backend sends what
+    /// `predict --delivery` answers (``PushTiming``: each fetch at its `send_at`, leaving out
+    /// those the service would not deliver by their time or would collapse) rather than a push
+    /// at every planned `fetch_at`.
+    public var sendsAtSendAt: Bool
 
     /// Creates options (defaults: every hour, not on events, visibility `device`, pushes sent at
     /// `send_at`).
-    public init(replan: Double = 3600, replanOnEvent: Bool = false, visibility: Visibility = .device, sendsEarly: Bool = true) {
+    public init(replan: Double = 3600, replanOnEvent: Bool = false, visibility: Visibility = .device, sendsAtSendAt: Bool = true) {
         self.replan = replan
         self.replanOnEvent = replanOnEvent
         self.visibility = visibility
-        self.sendsEarly = sendsEarly
+        self.sendsAtSendAt = sendsAtSendAt
     }
 }
 
@@ -41,7 +41,7 @@ public struct PlanningOptions: Sendable, Hashable {
 enum PlannedPolicyHook {
     /// - Parameter delivery: The push service the backend sends through (`evaluate --delivery`).
     static func factory(population: PopulationSample?, planning: PlanningOptions, delivery: DeliveryOptions) -> PolicyFactory {
-        let sendsThrough = planning.sendsEarly && delivery.isPush ? delivery : nil
+        let sendsThrough = planning.sendsAtSendAt && delivery.isPush ? delivery : nil
         return { context in
             let prior = population?.prior(for: context.device, appNames: context.appNames) ?? .none
             switch planning.visibility {

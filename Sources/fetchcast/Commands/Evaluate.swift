@@ -70,7 +70,7 @@ extension FetchCast {
 
         @OptionGroup var push: PushDeliveryOptions
 
-        @Option(help: ArgumentHelp("When `planned`'s backend sends each push: send-at (early enough for the push service to deliver it by its fetch time, skipping pushes the throttle would hold: the send_at `predict --delivery` answers; the default) or fetch-at (at the planned fetch time).", valueName: "when"))
+        @Option(help: ArgumentHelp("When `planned`'s backend sends each push: send-at (what `predict --delivery` answers: each fetch at its send_at, leaving out those the push service would not deliver by their time or would collapse; the default) or fetch-at (a push at every planned fetch time).", valueName: "when"))
         var pushTiming: PushTimingChoice?
 
         @Flag(help: "Also write one row per scored launch, per fetch, per fetch the learned policy weighed and per fetch in each plan `planned` asked for (launches.csv.gz, fetches.csv.gz, decisions.csv.gz, plans.csv.gz); slower.")
@@ -178,7 +178,7 @@ extension FetchCast {
                 options.delivery = push.options
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility,
-                    sendsEarly: pushTiming != .fetchAt)
+                    sendsAtSendAt: pushTiming != .fetchAt)
                 var population: PopulationSample?
                 if !priorFrom.isEmpty {
                     let only = try priorDevices.map(EvaluationOptions.loadDeviceList)

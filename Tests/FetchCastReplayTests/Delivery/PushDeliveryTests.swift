@@ -146,10 +146,10 @@ struct PushDeliveryTests {
         var options = EvaluationOptions(policies: ["planned"], budgets: [24], threads: 1)
         options.delivery = DeliveryOptions(kind: .apns)
         options.delivery.perHour = 0.5
-        options.planning = PlanningOptions(replan: 3600, replanOnEvent: true, sendsEarly: false)
+        options.planning = PlanningOptions(replan: 3600, replanOnEvent: true, sendsAtSendAt: false)
         let atFetch = try Evaluator.evaluate(.events(t.events), options: options).row("planned").push
         #expect(atFetch.delayed + atFetch.collapsed + atFetch.dropped > 0, "\(atFetch)")
-        options.planning.sendsEarly = true
+        options.planning.sendsAtSendAt = true
         let registry = PolicyRegistry.standard(population: nil, planning: options.planning, delivery: options.delivery)
         let e = try Evaluator.evaluate(.events(t.events), options: options, registry: registry, collectDetail: true)
         let atSend = e.row("planned").push
