@@ -48,6 +48,12 @@ public enum PushTiming {
             self.charging = charging
             self.lastFetch = lastFetch
         }
+
+        /// The app's bucket as its latest fetch (taken as a delivered push) left it; full
+        /// without one.
+        func bucket(of app: Int32, _ delivery: DeliveryOptions) -> TokenBucket {
+            lastFetch[app].map { TokenBucket(delivery, deliveredAt: $0) } ?? TokenBucket(delivery)
+        }
     }
 
     /// The pushes that carry `plan` (in time order) from `now`, in the order they are sent.
@@ -57,11 +63,9 @@ public enum PushTiming {
         guard delivery.isPush else {
             return plan.indices.map { Push(index: $0, sendAt: plan[$0].time, deliveredAt: plan[$0].time) }
         }
-        let interval = 3600 / delivery.perHour
-        let tolerance = Double(delivery.burst - 1) * interval
-        var tat: [Int32: Double] = [:]
+        var buckets: [Int32: TokenBucket] = [:]
         var kept: [Push] = []
-        var tatBefore: [Double] = []  // per kept push: its app's bucket before it
+        var bucketBefore: [TokenBucket] = []  // per kept push: its app's bucket before it
         var lastOfApp: [Int32: Int] = [:]  // index into `kept`
         for (i, fetch) in plan.enumerated() {
             let (send, delivered) = timing(of: fetch.time, from: now, delivery: delivery, device: device)
@@ -70,16 +74,16 @@ public enum PushTiming {
             let collapsed = lastOfApp[fetch.app].flatMap { k in
                 kept[k].index >= 0 && kept[k].deliveredAt > send && kept[k].deliveredAt > kept[k].sendAt ? k : nil
             }
-            let bucket = collapsed.map { tatBefore[$0] }
-                ?? tat[fetch.app] ?? device.lastFetch[fetch.app].map { $0 + interval } ?? -.infinity
+            var bucket = collapsed.map { bucketBefore[$0] } ?? buckets[fetch.app] ?? device.bucket(of: fetch.app, delivery)
             // Not through the bucket at its delivery: held, it would take a token late and hold
             // the app's next push too.
-            guard delivered >= bucket - tolerance else { continue }
+            guard bucket.conforms(at: delivered) else { continue }
             if let k = collapsed { kept[k].index = -1 }
-            tat[fetch.app] = max(bucket, delivered) + interval
+            bucketBefore.append(bucket)
+            bucket.take(at: delivered)
+            buckets[fetch.app] = bucket
             lastOfApp[fetch.app] = kept.count
             kept.append(Push(index: i, sendAt: send, deliveredAt: delivered))
-            tatBefore.append(bucket)
         }
         return kept.filter { $0.index >= 0 }.sorted { ($0.sendAt, $0.index) < ($1.sendAt, $1.index) }
     }
@@ -90,22 +94,21 @@ public enum PushTiming {
     public static func pushesLeftThisHour(
         deliveries: [(app: Int32, at: Double)], from now: Double, delivery: DeliveryOptions, device: DeviceView
     ) -> [Int32: Int] {
-        let interval = 3600 / delivery.perHour
-        let tolerance = Double(delivery.burst - 1) * interval
         let hourEnd = ((now / 3600).rounded(.down) + 1) * 3600
-        var tat: [Int32: Double] = [:]
+        var buckets: [Int32: TokenBucket] = [:]
         for (app, at) in deliveries {
-            let bucket = tat[app] ?? device.lastFetch[app].map { $0 + interval } ?? -.infinity
-            tat[app] = at < hourEnd ? max(bucket, at) + interval : bucket
+            var bucket = buckets[app] ?? device.bucket(of: app, delivery)
+            if at < hourEnd { bucket.take(at: at) }
+            buckets[app] = bucket
         }
-        return tat.mapValues { start in
+        return buckets.mapValues { start in
             var bucket = start
             var n = 0
-            var t = max(now, bucket - tolerance)
+            var t = bucket.nextConforming(from: now)
             while t < hourEnd {
                 n += 1
-                bucket = max(bucket, t) + interval
-                t = max(t, bucket - tolerance)
+                bucket.take(at: t)
+                t = bucket.nextConforming(from: t)
             }
             return n
         }

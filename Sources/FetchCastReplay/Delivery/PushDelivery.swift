@@ -24,9 +24,8 @@ package struct DeliveryRecord: Sendable, Hashable {
 /// One device's push service, for one (policy, budget) replay (semantics d1 of
 /// docs/evaluation.md): decides when each push the backend sends is delivered, if ever.
 ///
-/// Per fetch-enabled app slot it keeps a token bucket (as the generic cell rate algorithm:
-/// a push conforms at t iff t ≥ tat − (burst − 1)·T, T = 3600/perHour s; a delivery through the
-/// bucket sets tat = max(tat, t) + T) and at most one held push (the newest). A value type driven
+/// Per fetch-enabled app slot it keeps a token bucket (``TokenBucket``, the generic cell rate
+/// algorithm) and at most one held push (the newest). A value type driven
 /// by ``PolicyReplay`` in time order; the fetches it hands back are made by the replay at the
 /// instant given.
 struct PushDelivery {
@@ -44,9 +43,7 @@ struct PushDelivery {
     }
 
     let options: DeliveryOptions
-    private let interval: Double
-    private let tolerance: Double
-    private var tat: [Double]
+    private var buckets: [TokenBucket]
     private var held: [Held?]
     /// Held pushes.
     private(set) var holding = 0
@@ -60,9 +57,7 @@ struct PushDelivery {
     init(options: DeliveryOptions, slots: Int, device: Int) {
         self.options = options
         self.device = device
-        interval = 3600 / options.perHour
-        tolerance = Double(options.burst - 1) * interval
-        tat = Array(repeating: -.infinity, count: slots)
+        buckets = Array(repeating: TokenBucket(options), count: slots)
         held = Array(repeating: nil, count: slots)
     }
 
@@ -79,10 +74,6 @@ struct PushDelivery {
     private func dozes(at time: Double, _ state: DeviceState) -> Bool {
         options.kind == .fcm && time - state.lastLaunch >= options.dozeAfter && !state.charging
     }
-
-    private func conforms(_ slot: Int, at time: Double) -> Bool { time >= tat[slot] - tolerance }
-
-    private mutating func take(_ slot: Int, at time: Double) { tat[slot] = max(tat[slot], time) + interval }
 
     /// The backend sends a push for `fetch` (app slot `slot`) at `time`. A push held for the
     /// app is replaced (collapsed; dropped when it had expired). The push is delivered at once
@@ -102,8 +93,8 @@ struct PushDelivery {
             recorder?.record(DeliveryRecord(
                 device: device, app: h.fetch.app, sentAt: h.sentAt, at: time, outcome: expired ? .dropped : .collapsed))
         }
-        if state.online, conforms(slot, at: time), !dozes(at: time, state) {
-            take(slot, at: time)
+        if state.online, buckets[slot].conforms(at: time), !dozes(at: time, state) {
+            buckets[slot].take(at: time)
             metrics.deliver(delay: 0, atOpen: false)
             recorder?.record(DeliveryRecord(device: device, app: fetch.app, sentAt: time, at: time, outcome: .delivered))
             out.append(fetch)
@@ -133,8 +124,8 @@ struct PushDelivery {
                 metrics.deliver(delay: time - h.sentAt, atOpen: true)
                 outcome = .deliveredAtOpen
                 out.append(h.fetch)
-            } else if state.online, conforms(slot, at: time) {
-                take(slot, at: time)
+            } else if state.online, buckets[slot].conforms(at: time) {
+                buckets[slot].take(at: time)
                 metrics.deliver(delay: time - h.sentAt, atOpen: false)
                 outcome = .delivered
                 out.append(h.fetch)
