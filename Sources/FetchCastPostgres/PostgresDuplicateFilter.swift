@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// Finds the rows of a file whose events the database already held before the file, so that an
-/// append adds only the others (``Ingestor/Options/keepsDuplicates`` turns it off): SQLite's
+/// append adds only the others (``IngestOptions/keepsDuplicates`` turns it off): SQLite's
 /// rule (`DuplicateFilter`), on this engine's columns.
 ///
 /// A row is already stored when an `event_log` row of an earlier file has the same device (or,

@@ -11,14 +11,14 @@ extension PostgresEventLog {
     ///
     /// Appends to one database take turns (an advisory lock held to the commit), as SQLite's
     /// do; readers are never blocked. A file whose hash the database holds adds nothing; a bad
-    /// row (without ``Ingestor/Options/skipInvalid``) or a failure rolls everything back.
+    /// row (without ``IngestOptions/skipInvalid``) or a failure rolls everything back.
     ///
     /// Rows whose events the database already holds from an earlier file are skipped and
     /// counted, as on SQLite (``PostgresDuplicateFilter``), unless
-    /// ``Ingestor/Options/keepsDuplicates``: a query and a `COPY` a batch then, instead of one
+    /// ``IngestOptions/keepsDuplicates``: a query and a `COPY` a batch then, instead of one
     /// `COPY` for the file, when the database holds events.
     /// - Complexity: O(rows) time; memory O(devices × apps + device-days), not O(rows).
-    public func append(path: String, name: String?, options: Ingestor.Options) async throws -> FileIngestResult {
+    public func append(path: String, name: String?, options: IngestOptions) async throws -> FileIngestResult {
         let started = WallClock.monotonic()
         let reader = try TraceReader(path: path, symbols: SymbolTable(), options: options.trace)
         let size = reader.size
@@ -55,7 +55,7 @@ extension PostgresEventLog {
     /// The body of ``append(path:name:options:)``, inside its transaction.
     private func append(
         from source: EventSource<TraceReader>, sourceEnded: inout Bool, path: String, name: String?, knownHash: String?,
-        size: Int64?, options: Ingestor.Options, started: Double, on c: PostgresConnection
+        size: Int64?, options: IngestOptions, started: Double, on c: PostgresConnection
     ) async throws -> FileIngestResult {
         try await statement("SELECT pg_advisory_xact_lock(\(PostgresSchema.appendLock))", on: c)
         if let knownHash, try await fileExists(sha256: knownHash, on: c) {

@@ -12,7 +12,7 @@ extension PostgresModelStore: ServiceStore {
     /// A statement sent as the close completes is never answered (PostgresNIO drops it): once
     /// the connection has been closed for 2 s, the wait is given up (its task cancelled) with
     /// the same error.
-    package func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult {
+    package func ingest(path: String, name: String, options: IngestOptions) throws -> FileIngestResult {
         let log = self.log
         let options = UncheckedOptions(value: options)
         return try Blocking.wait(
@@ -68,5 +68,5 @@ extension PostgresModelStore: ServiceStore {
 /// Ingest options handed to the append's task, which runs while this thread waits for it (its
 /// callbacks are called from that task, one at a time).
 private struct UncheckedOptions: @unchecked Sendable {
-    var value: Ingestor.Options
+    var value: IngestOptions
 }

@@ -82,8 +82,8 @@ func append(_ text: String, _ name: String, _ under: LogUnderTest, _ reference: 
 }
 
 /// Options with a fixed clock.
-func fixedOptions(skipInvalid: Bool = false) -> Ingestor.Options {
-    Ingestor.Options(skipInvalid: skipInvalid, now: { 1_700_000_000 })
+func fixedOptions(skipInvalid: Bool = false) -> IngestOptions {
+    IngestOptions(skipInvalid: skipInvalid, now: { 1_700_000_000 })
 }
 
 let header = "time,device,app,event,result,bytes,duration_ms,network,power,battery,low_power\n"

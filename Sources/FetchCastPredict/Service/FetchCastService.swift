@@ -111,7 +111,7 @@ package final class FetchCastService: Sendable {
         try writer.withLock { writer in
             // Never start an ingest while the model is behind (see the type's discussion).
             _ = try writer.repository.refresh(devices: [])
-            var options = Ingestor.Options(trace: trace, now: now)
+            var options = IngestOptions(trace: trace, now: now)
             options.recordsEmptyFiles = false
             options.keepsDuplicates = keepDuplicates
             do {

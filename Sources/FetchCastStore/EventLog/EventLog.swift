@@ -48,7 +48,7 @@ public protocol EventLogWriter: EventLogReader {
     ///
     /// The same bytes again add nothing and come back as
     /// ``FileIngestResult/Status-swift.enum/alreadyIngested``. A file with a bad row (without
-    /// ``Ingestor/Options/skipInvalid``) or an engine failure leaves the log exactly as it was.
+    /// ``IngestOptions/skipInvalid``) or an engine failure leaves the log exactly as it was.
     /// - Parameters:
     ///   - path: The file, or `-` for standard input.
     ///   - name: The name recorded for the file (default: `path`).
@@ -56,7 +56,7 @@ public protocol EventLogWriter: EventLogReader {
     /// - Returns: What happened.
     /// - Throws: `TraceError` for bad input, ``StoreError`` when the engine fails.
     /// - Complexity: O(rows) time; memory O(devices × apps + device-days), not O(rows).
-    func append(path: String, name: String?, options: Ingestor.Options) async throws -> FileIngestResult
+    func append(path: String, name: String?, options: IngestOptions) async throws -> FileIngestResult
 
     /// Removes one file's events, aggregates and record, and all learned model state (rebuilt
     /// from the remaining events on next use), in one transaction; device and app names stay.

@@ -3,7 +3,7 @@ extension Store: EventLogWriter {
     public var location: String { path }
 
     /// Ingests the file with an ``Ingestor`` (exactly what `fetchcast ingest` did before the seam).
-    public func append(path: String, name: String?, options: Ingestor.Options) throws -> FileIngestResult {
+    public func append(path: String, name: String?, options: IngestOptions) throws -> FileIngestResult {
         try Ingestor(store: self, options: options).ingest(path: path, name: name)
     }
 

@@ -2,7 +2,7 @@ import FetchCastCore
 import FetchCastTrace
 
 /// Finds the rows of a file whose events the store already held before the file, so that an
-/// ingest adds only the others (``Ingestor/Options/keepsDuplicates`` turns it off).
+/// ingest adds only the others (``IngestOptions/keepsDuplicates`` turns it off).
 ///
 /// The rule: a row is already stored when an `event_log` row that was there before this file
 /// has the same device (or, for a publish to every device, none), instant (`time_us`, to the

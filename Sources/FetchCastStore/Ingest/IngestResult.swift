@@ -15,7 +15,7 @@ public struct FileIngestResult: Sendable, Hashable, Codable {
     /// Events added (0 when already ingested).
     public var events: Int64
     /// Rows not added because the store already held their events (0 with
-    /// ``Ingestor/Options/keepsDuplicates``, and when already ingested).
+    /// ``IngestOptions/keepsDuplicates``, and when already ingested).
     public var duplicates: Int64
     /// Rows rejected under `--skip-invalid`.
     public var rejected: Int64

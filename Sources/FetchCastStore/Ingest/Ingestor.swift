@@ -6,50 +6,19 @@ import FetchCastTrace
 /// Every valid row becomes one row of `event_log`, rows repeated within the file included,
 /// except a row whose event the store already held before the file (same device, instant,
 /// UTC offset, app, kind, result, bytes, duration and conditions: ``DuplicateFilter``), which
-/// is skipped and counted unless ``Options/keepsDuplicates``. Idempotent per file: a file whose
+/// is skipped and counted unless ``IngestOptions/keepsDuplicates``. Idempotent per file: a file whose
 /// SHA-256 the store already holds adds nothing. Strict by default: the first invalid row
 /// aborts the file's transaction, so the file adds nothing.
 public final class Ingestor {
-    /// Choices for an ingest.
-    public struct Options {
-        /// How values are read.
-        public var trace: TraceOptions
-        /// Ingest valid rows and report invalid ones to `onReject` instead of failing.
-        public var skipInvalid: Bool
-        /// Receives each rejected row (with `skipInvalid`).
-        public var onReject: ((TraceError, String) -> Void)?
-        /// Receives progress about five times a second.
-        public var onProgress: ((IngestProgress) -> Void)?
-        /// The wall clock (Unix seconds), recorded as each file's ingest time.
-        public var now: () -> Double
-        /// Whether a file without a row (a header only) is recorded in `files` (the CLI's
-        /// choice: `fetchcast files` lists what was ingested); when `false` it adds nothing and
-        /// its result says 0 events.
-        public var recordsEmptyFiles = true
-        /// Whether rows whose events the store already holds are added again (the behaviour
-        /// before duplicates were skipped); by default they are skipped and counted in
-        /// ``FileIngestResult/duplicates``.
-        public var keepsDuplicates = false
-
-        /// Creates options.
-        public init(
-            trace: TraceOptions = TraceOptions(), skipInvalid: Bool = false,
-            onReject: ((TraceError, String) -> Void)? = nil, onProgress: ((IngestProgress) -> Void)? = nil,
-            now: @escaping () -> Double = WallClock.now
-        ) {
-            self.trace = trace
-            self.skipInvalid = skipInvalid
-            self.onReject = onReject
-            self.onProgress = onProgress
-            self.now = now
-        }
-    }
+    /// ``IngestOptions``, by its name before 0.7.
+    @available(*, deprecated, renamed: "IngestOptions")
+    public typealias Options = IngestOptions
 
     let store: Store
-    let options: Options
+    let options: IngestOptions
 
     /// Creates an ingestor writing to `store`.
-    public init(store: Store, options: Options = Options()) {
+    public init(store: Store, options: IngestOptions = IngestOptions()) {
         self.store = store
         self.options = options
     }

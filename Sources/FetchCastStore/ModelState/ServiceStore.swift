@@ -12,7 +12,7 @@ import Darwin
 package protocol ServiceStore: ModelStore {
     /// Appends one trace file as `fetchcast ingest` does, in one transaction durable at commit.
     /// - Throws: `TraceError` for bad input (nothing is stored), ``StoreError`` when the engine fails.
-    func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult
+    func ingest(path: String, name: String, options: IngestOptions) throws -> FileIngestResult
 
     /// Devices in name order (bytewise), after `after` when given, at most `limit` of them.
     func deviceSummaries(after: String?, limit: Int) throws -> [DeviceListing]
@@ -60,7 +60,7 @@ package struct ServiceStorage: Sendable {
 }
 
 extension Store: ServiceStore {
-    package func ingest(path: String, name: String, options: Ingestor.Options) throws -> FileIngestResult {
+    package func ingest(path: String, name: String, options: IngestOptions) throws -> FileIngestResult {
         try Ingestor(store: self, options: options).ingest(path: path, name: name)
     }
 

@@ -99,7 +99,7 @@ extension FetchCast {
             let progress = ProgressLine(enabled: !quiet && err.isTerminal)
             var rejectsWritten = 0
             rejectSink?.write("file,line,column,reason,text\n")
-            var options = Ingestor.Options(
+            var options = IngestOptions(
                 trace: TraceOptions(defaultUTCOffsetSeconds: utcOffset.flatMap(Timestamp.parseOffset) ?? 0),
                 skipInvalid: skipInvalid,
                 onReject: { error, text in

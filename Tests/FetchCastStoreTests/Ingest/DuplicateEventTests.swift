@@ -22,7 +22,7 @@ struct DuplicateEventTests {
     static func trace(_ rows: [String]) -> String { wide + rows.map { $0 + "\n" }.joined() }
 
     func ingest(_ store: Store, _ path: String, keepingDuplicates: Bool = false) throws -> FileIngestResult {
-        var options = Ingestor.Options(now: fixedNow)
+        var options = IngestOptions(now: fixedNow)
         options.keepsDuplicates = keepingDuplicates
         return try Ingestor(store: store, options: options).ingest(path: path)
     }
