@@ -66,8 +66,8 @@ let package = Package(
                 "FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
-        .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict", "FetchCastPostgres"]),
-        // The HTTP service (`fetchcast serve`): HTTP only; the work is FetchCastPredict's `FetchCastService`.
+        .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict", "FetchCastPostgres", "FetchCastServe"]),
+        // The service (`fetchcast serve`): `FetchCastService`, one long-running process's store, readers, turns and checks over FetchCastPredict's repository, and HTTP over it.
         .target(
             name: "FetchCastServe",
             dependencies: [
@@ -119,7 +119,7 @@ let package = Package(
         // FETCHCAST_TEST_POSTGRES names a server) passes the same tests.
         .testTarget(
             name: "FetchCastPostgresTests",
-            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastTrace", "FetchCastTestSupport"]),
+            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastServe", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastCore", "FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),

@@ -8,6 +8,7 @@ import FetchCastCore
 import Foundation
 import FetchCastPostgres
 import FetchCastPredict
+import FetchCastServe
 import FetchCastStore
 import FetchCastTrace
 import Synchronization

@@ -17,7 +17,7 @@ extension ModelRepository {
     }
 
     /// ``refresh(devices:)`` for device ids (every device when `nil`).
-    func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
+    package func refresh(ids wanted: Set<Int64>?) throws -> Snapshot {
         saveFailure = nil
         var names = try names()
         var state: ([Int64: DeviceModel], [Int64: DevicePrior])?
@@ -175,5 +175,5 @@ extension ModelRepository {
 
     /// Byte order of ids (UTF-8), as SQLite sorts them: total and deterministic, unlike `<` on
     /// `String`, under which canonically equivalent ids tie.
-    static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    package static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 }

@@ -1,5 +1,6 @@
 import FetchCastPostgres
 import FetchCastPredict
+import FetchCastServe
 import FetchCastStore
 import FetchCastTestSupport
 import Foundation

@@ -16,13 +16,13 @@ import Foundation
 /// every device with new files, the largest first event of those files (from the first check
 /// on; a table is kept only when it was read after the first check). Otherwise the plan is
 /// read from the store as before, and the table read is kept.
-final class PlansInMemory: @unchecked Sendable {  // `state` only under `condition`'s lock
+package final class PlansInMemory: @unchecked Sendable {  // `state` only under `condition`'s lock
     /// The lock over `state`, and the condition a request waits on for the check it shares.
     private let condition = NSCondition()
     private var state: State
 
     /// Keeps up to about `capacityBytes` of tables.
-    init(capacityBytes: Int) {
+    package init(capacityBytes: Int) {
         state = State(tables: BoundedCache(capacityBytes: capacityBytes))
     }
 
@@ -53,7 +53,7 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
     ///   - check: Reads what changed since a last event's number (``ModelRepository/changesSince(_:)``);
     ///     run by one waiting thread at a time, on its own connection.
     ///   - read: Reads the device's table from the store.
-    func plan(
+    package func plan(
         device name: String, from start: Double, count: Int,
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
@@ -66,7 +66,7 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
     /// and kept; `nil` for a device neither has. In the order of `names`. When none of them has a
     /// table here, no check is waited for: a read from the store is as fresh as a check (once
     /// the first check has run, which the keeping needs).
-    func plans(
+    package func plans(
         devices names: [String], from start: Double, count: Int,
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
@@ -108,7 +108,7 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
     /// since then is answered from memory too. A device whose table is held meanwhile (a plan
     /// read it) keeps it; a table that would push another out is not kept, and loading stops.
     /// - Returns: The tables it kept; 0 when it held some, or the store does not answer checks.
-    func preload(
+    package func preload(
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         page: (_ after: String?) throws -> ModelRepository.PlanTablePage,
         shouldStop: () -> Bool = { false }
@@ -155,17 +155,21 @@ final class PlansInMemory: @unchecked Sendable {  // `state` only under `conditi
     }
 
     /// What it did so far.
-    struct Counts: Sendable, Equatable {
+    package struct Counts: Sendable, Equatable {
         /// Tables kept, and about how many bytes they take.
-        var tables = 0, bytes = 0
+        package var tables = 0, bytes = 0
         /// Plans answered from a table in memory.
-        var answered = 0
+        package var answered = 0
         /// Checks of the store.
-        var checks = 0
+        package var checks = 0
+
+        package init(tables: Int = 0, bytes: Int = 0, answered: Int = 0, checks: Int = 0) {
+            (self.tables, self.bytes, self.answered, self.checks) = (tables, bytes, answered, checks)
+        }
     }
 
     /// What it holds and did so far.
-    var counts: Counts {
+    package var counts: Counts {
         condition.lock()
         defer { condition.unlock() }
         return Counts(tables: state.tables.count, bytes: state.tables.bytes, answered: state.answered, checks: Int(state.finished))

@@ -3,6 +3,7 @@ import FetchCastTrace
 import Foundation
 import Testing
 @testable import FetchCastPredict
+@testable import FetchCastServe
 
 /// The transport-free service: the same answers as `ingest` and `predict`.
 struct FetchCastServiceTests {

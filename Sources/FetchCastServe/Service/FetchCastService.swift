@@ -1,5 +1,6 @@
 import FetchCastCore
 import FetchCastModel
+import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
 import Synchronization
