@@ -9,6 +9,11 @@ extension DeviceModel {
     /// The fewest of those days first used in the window with a launch of the app, for the
     /// pickup clock to value the app's fetch: a reason never cites fewer.
     static let pickupMinimumAppDays = 2
+    /// The fewest days of use the device's log must cover for the pickup clock to speak: a
+    /// week, so that both kinds of day have been seen (a habit speaks sooner,
+    /// ``ModelConfiguration/habitMinimumObservedDays``; the pickup clock from 2 days did no
+    /// better on the development trace's training users, docs/model.md).
+    static let pickupMinimumObservedDays = 7
 
     /// What the pickup clock says of `app` in the window `(t, t + τ]` of the device's local day
     /// (``PickupLog/window(app:start:tau:halfLifeDays:everyDay:)``): of the recent days of the
@@ -37,11 +42,11 @@ extension DeviceModel {
 
     /// Whether the pickup clock may speak at `t`: a launch in `(t, t + τ]` would end a silence of
     /// the device of at least ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h),
-    /// and the device has ``ModelConfiguration/habitMinimumObservedDays`` days of use and
+    /// and the device has ``pickupMinimumObservedDays`` days of use and
     /// ``pickupMinimumDays`` pickups.
     func pickupClockSpeaks(at t: Double) -> Bool {
         guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence else { return false }
-        return habitLog.days.count >= configuration.habitMinimumObservedDays && pickupLog.pickups.count >= Self.pickupMinimumDays
+        return habitLog.days.count >= Self.pickupMinimumObservedDays && pickupLog.pickups.count >= Self.pickupMinimumDays
     }
 
     /// The chance that the device, silent since its last launch, is first used in `(t, t + τ]`

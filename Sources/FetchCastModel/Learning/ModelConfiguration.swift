@@ -22,12 +22,16 @@ public struct ModelConfiguration: Sendable, Hashable, Codable {
     /// better whether it comes back (docs/model.md, "Habits").
     public var habitIdleHours: Double = 2
     /// The fewest days with a session in a window of the day for the scheduler to look ahead of
-    /// it (``SchedulerConfiguration/anticipates``).
-    public var habitMinimumDays: Int = 3
+    /// it (``SchedulerConfiguration/anticipates``). Two, with ``habitMinimumObservedDays``, so a
+    /// new device's habit is looked ahead of from its third day (docs/model.md, "A habit's first
+    /// days": on the generated archetypes 0.350 → 0.362 at a cap of 24, the development trace's
+    /// heavy users within ±0.002).
+    public var habitMinimumDays: Int = 2
     /// The fewest days of use an app's habit log must cover (``DeviceModel/habit(app:at:)``, both
     /// kinds of day) for its habit to give the session chance of an idle app: an app used so
-    /// often that the log's latest sessions cover less is left to its launch gaps.
-    public var habitMinimumObservedDays: Int = 7
+    /// often that the log's latest sessions cover less is left to its launch gaps. The habit's
+    /// pseudo-days (``DeviceModel/habitPriorDays``) keep a chance read from few days modest.
+    public var habitMinimumObservedDays: Int = 2
     /// The most sessions a day, on average over the days its habit log covers, for an app to
     /// have a habit: one opened more often is used at all hours, reacted to after launches and
     /// valued by its gaps. Chosen on the development trace's training users and the generated

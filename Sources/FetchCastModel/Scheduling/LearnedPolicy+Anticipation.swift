@@ -117,7 +117,7 @@ extension LearnedPolicy {
     mutating func schedulePickupLook(now: Double) {
         pickupLook = nil
         guard configuration.anticipates, let last = model.lastLaunchOfAnyApp,
-              model.habitLog.days.count >= model.configuration.habitMinimumObservedDays,
+              model.habitLog.days.count >= DeviceModel.pickupMinimumObservedDays,
               model.pickupLog.pickups.count >= DeviceModel.pickupMinimumDays
         else { return }
         let first = max(now, last + PickupLog.silence - model.configuration.tau)

@@ -15,17 +15,23 @@ struct HabitLikelihoodTests {
 
     @Test func aHabitIsPredictedBetterByTheHabitClock() {
         let score = HabitLikelihood(configuration: ModelConfiguration(tau: 1800)).score(Self.habit())
-        // Scored once the log speaks (7 days of use), every half hour the app has been idle 2 h.
+        // Scored once the log speaks (2 days of use), every half hour the app has been idle 2 h.
         #expect(score.windows > 30 * 40)
         #expect(score.launched >= 25)
         #expect(score.meanLogLossHabit < score.meanLogLossBase, "habit \(score.meanLogLossHabit), hours \(score.meanLogLossBase)")
         #expect(score.meanBrierHabit < score.meanBrierBase, "habit \(score.meanBrierHabit), hours \(score.meanBrierBase)")
     }
 
-    @Test func withoutAHabitNothingIsScored() {
-        let once = [DeviceEvent(time: Self.monday + 8 * 3600, app: 1, kind: .launch),
-                    DeviceEvent(time: Self.monday + 30 * 86_400, app: 2, kind: .launch)]
-        #expect(HabitLikelihood(configuration: ModelConfiguration(tau: 1800)).score(once).windows == 0)
+    /// A habit speaks once the device's log covers `habitMinimumObservedDays` days of use (2):
+    /// one day's launches score nothing, and a second day's score its half hours.
+    @Test func nothingIsScoredBeforeTheLogCoversTwoDays() {
+        let likelihood = HabitLikelihood(configuration: ModelConfiguration(tau: 1800))
+        let oneDay = [DeviceEvent(time: Self.monday + 8 * 3600, app: 1, kind: .launch),
+                      DeviceEvent(time: Self.monday + 20 * 3600, app: 2, kind: .launch)]
+        #expect(likelihood.score(oneDay).windows == 0)
+        let twoDays = oneDay + [DeviceEvent(time: Self.monday + 86_400 + 8 * 3600, app: 2, kind: .launch),
+                                DeviceEvent(time: Self.monday + 86_400 + 20 * 3600, app: 2, kind: .launch)]
+        #expect(likelihood.score(twoDays).windows > 0)
     }
 
     @Test func theLossIsWhatTheChancesSay() {
