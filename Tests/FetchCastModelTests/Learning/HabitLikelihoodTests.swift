@@ -23,7 +23,9 @@ struct HabitLikelihoodTests {
     }
 
     /// A habit speaks once the device's log covers `habitMinimumObservedDays` days of use (2):
-    /// one day's launches score nothing, and a second day's score its half hours.
+    /// one day's launches score nothing (a habit is read from the days before the window's, and
+    /// there are none yet, so 1 would score nothing either), and a second day's score its half
+    /// hours (3 would not).
     @Test func nothingIsScoredBeforeTheLogCoversTwoDays() {
         let likelihood = HabitLikelihood(configuration: ModelConfiguration(tau: 1800))
         let oneDay = [DeviceEvent(time: Self.monday + 8 * 3600, app: 1, kind: .launch),
