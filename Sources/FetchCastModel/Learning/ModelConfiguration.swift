@@ -24,8 +24,8 @@ public struct ModelConfiguration: Sendable, Hashable, Codable {
     /// The fewest days with a session in a window of the day for the scheduler to look ahead of
     /// it (``SchedulerConfiguration/anticipates``). Two, with ``habitMinimumObservedDays``, so a
     /// new device's habit is looked ahead of from its third day (docs/model.md, "A habit's first
-    /// days": on the generated archetypes 0.350 → 0.362 at a cap of 24, the development trace's
-    /// heavy users within ±0.002).
+    /// days": on the generated archetypes 0.350 → 0.362 at a cap of 24; the development trace's
+    /// heavy users within ±0.005 at caps 6–96, no direction).
     public var habitMinimumDays: Int = 2
     /// The fewest days of use an app's habit log must cover (``DeviceModel/habit(app:at:)``, both
     /// kinds of day) for its habit to give the session chance of an idle app: an app used so
