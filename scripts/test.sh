@@ -9,6 +9,7 @@ scripts/setup.sh
 # The suites run optimised: a release build with testing enabled (the tests' `@testable import`s).
 # On 2 cores, from a clean clone, it builds in about 20 min against the debug build's 15, and the
 # suites then take about 3 min against 16 (the replays and evaluations they run are CPU-bound).
+# The tests' own code compiles at -Onone (Package.swift): optimising it cost about 2 min more.
 build=(-c release -Xswiftc -enable-testing)
 bin=.build/release/fetchcast
 echo "== [+${SECONDS}s] building fetchcast and its tests (release with testing enabled; the first build takes several minutes)" >&2
