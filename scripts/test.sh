@@ -12,7 +12,7 @@ scripts/setup.sh
 # The tests' own code compiles at -Onone (Package.swift): optimising it cost about 2 min more.
 # Building the static binary scripts/install-check.sh installs (scripts/build.sh) side by side with
 # this build was slower, not faster: both done after 2,411 s from a clean clone on 2 cores, against
-# about 2,230 s one after the other (this build 1,284 s, then that one 950 s).
+# about 2,140 s one after the other (this build 1,190 s, then that one about 950 s).
 build=(-c release -Xswiftc -enable-testing)
 bin=.build/release/fetchcast
 echo "== [+${SECONDS}s] building fetchcast and its tests (release with testing enabled; the first build takes several minutes)" >&2
