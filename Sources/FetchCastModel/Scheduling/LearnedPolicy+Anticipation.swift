@@ -97,10 +97,11 @@ extension LearnedPolicy {
     /// ``SchedulerConfiguration/minimumValue``; scaled by the conditions as the pacer's bar is.
     /// The least chance at which the scheduler looks is ``SchedulerConfiguration/minimumValue``.
     ///
-    /// 0.75, with ``pickupLongestSilence`` 14 h, chosen on the development trace's training users
-    /// (docs/model.md, "The pickup clock"): a share of 0 (the minimum value alone) made the first
-    /// pickup fresher and the warm launches staler, since on half of those users' days the cap
-    /// binds and a fetch before a pickup is one fewer in the evening.
+    /// 0.5, with ``pickupLongestSilence`` 14 h, chosen on the development trace's training users
+    /// (docs/model.md, "The pickup clock"): the lowest share that kept their hit rate within 0.001;
+    /// a share of 0 (the minimum value alone) made the first pickup fresher and the warm launches
+    /// staler, since on half of those users' days the cap binds and a fetch before a pickup is one
+    /// fewer in the evening.
     static let pickupPacerShare = 0.5
     /// An app joins a look's wakeup before a pickup at this fraction of its bar.
     static let pickupJoinFraction = 0.5
