@@ -4,23 +4,41 @@ import FetchCastModel
 /// Why a device's plan is empty, in one sentence: what `fetchcast predict --device D` prints as
 /// its note and `GET /v1/devices/{device}/plan` answers as `note` (issue 39).
 package enum EmptyPlanNote {
-    /// "nothing planned for D in the next N hours: " and the cause (``cause(lastEvent:from:budget:)``).
-    package static func sentence(device: String, horizonHours: Double, lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double)
-        -> String
-    {
+    /// "nothing planned for D in the next N hours: " and the cause (``cause(lastEvent:from:budget:pickupRule:)``).
+    package static func sentence(
+        device: String, horizonHours: Double, lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double,
+        pickupRule: PickupClockRule? = nil
+    ) -> String {
         "nothing planned for \(device) in the next \(Plural.count(Int(horizonHours.rounded(.up)), "hour")): "
-            + cause(lastEvent: lastEvent, from: start, budget: budget)
+            + cause(lastEvent: lastEvent, from: start, budget: budget, pickupRule: pickupRule)
+    }
+
+    /// ``sentence(device:horizonHours:lastEvent:from:budget:pickupRule:)`` from the device's model
+    /// (`nil`: not known), planned from `start` (`nil`: its last event).
+    package static func sentence(device: String, horizonHours: Double, model: DeviceModel?, from start: Double?, budget: Double) -> String {
+        let lastEvent = model.flatMap { m in m.lastEventTime.map { ($0, m.configuration.tau) } }
+        let from = start ?? lastEvent?.0
+        return sentence(
+            device: device, horizonHours: horizonHours, lastEvent: lastEvent, from: start, budget: budget,
+            pickupRule: from.flatMap { model?.pickupClockRule(from: $0) })
     }
 
     /// The rule that stops plans after a device's silence when it applies (a daily habit eight
     /// days after the trace's end got "no habit … falls in that time"), else that nothing is
-    /// pending and no habit falls in the horizon.
+    /// pending and no habit falls in the horizon, and why no look before the device's next
+    /// pickup is planned: the pickup clock's own rule when one applies (too few days of use or
+    /// pickups, or a silence past the longest it looks through: a heavy user asked at 02:00 whose
+    /// last launch was the morning before), else that no app's chance of being opened first
+    /// was worth a wakeup (none reached the bar, or the clock gave none).
     ///
     /// - Parameters:
     ///   - lastEvent: The device's last event (Unix seconds) and its τ; `nil` when unknown.
     ///   - start: Where the plan starts (Unix seconds); `nil`: at the device's last event.
     ///   - budget: The plan's fetches per day (the scheduler's configuration).
-    package static func cause(lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double) -> String {
+    ///   - pickupRule: The pickup clock's rule that applies from `start` (``DeviceModel/pickupClockRule(from:)``).
+    package static func cause(
+        lastEvent: (time: Double, tau: Double)?, from start: Double?, budget: Double, pickupRule: PickupClockRule? = nil
+    ) -> String {
         if let lastEvent, let start,
            let quiet = LearnedPolicy.pendingLooksEnd(configuration: SchedulerConfiguration(budget: budget), tau: lastEvent.tau),
            start > lastEvent.time + quiet
@@ -31,6 +49,23 @@ package enum EmptyPlanNote {
             return "the device has been silent for \(silent) (no event since \(Timestamp.format(micros: Int64(lastEvent.time * 1_000_000), utcOffsetSeconds: 0))), "
                 + "and plans stop \(limit) after a device's last event: its habits are not planned for a device silent that long (ask again after its next event)"
         }
-        return "no fetch is worth a radio wakeup before its next event, and no habit of its apps falls in that time (ask again after its next event)"
+        let hours = Int((PickupClockRule.longestSilence / 3600).rounded())
+        let pickup: String
+        switch pickupRule {
+        case .fewDays(let days):
+            pickup = "looks before its first use after 2 h unused need \(PickupClockRule.minimumDays) days of use (it has \(days))"
+        case .fewPickups(let pickups):
+            pickup = "looks before its first use after 2 h unused need \(Plural.count(PickupClockRule.minimumPickups, "pickup")) "
+                + "(a launch after 2 h unused; it has \(pickups))"
+        case .longSilence(let last):
+            let since = start.map { " (\(Plural.count(Int(($0 - last) / 3600), "hour")) before the plan's start)" } ?? ""
+            pickup = "looks before its first use after 2 h unused stop \(hours) hours after its last launch, "
+                + "\(Timestamp.format(micros: Int64(last * 1_000_000), utcOffsetSeconds: 0))\(since): "
+                + "a longer silence is more often a device switched off than a late first use"
+        case nil:
+            pickup = "no app's chance of being opened first after 2 h unused is worth one"
+        }
+        return "no fetch is worth a radio wakeup before its next event, no habit of its apps falls in that time, and \(pickup) "
+            + "(ask again after its next event)"
     }
 }

@@ -159,6 +159,26 @@ struct PredictCLITests {
         #expect(!r.err.contains("no habit of its apps falls"))
     }
 
+    /// The bundled sample asked at 02:00, as the pickup clock's checks ask (issue 39 item 2): the
+    /// note says why no look before the first use is planned, with the device's last launch.
+    @Test func anEmptyPlanAtNightNamesThePickupClocksRule() throws {
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Data/ubiqlog-sample.csv.gz").path
+        let w = try Workspace()
+        #expect(try w.run(["ingest", "--quiet", sample]).status == 0)
+        // 17_F's last launch is at 07:30:01 the morning before: 18 h before 02:00.
+        let late = try w.run(["predict", "--device", "17_F", "--at", "2013-12-21T02:00:00Z"])
+        #expect(late.status == 0 && late.out.split(separator: "\n").count == 1, "\(late.out)")
+        #expect(late.err.contains(
+            "nothing planned for 17_F in the next 24 hours: no fetch is worth a radio wakeup before its next event, no habit of its apps "
+            + "falls in that time, and looks before its first use after 2 h unused stop 14 hours after its last launch, 2013-12-20T07:30:01Z "
+            + "(18 hours before the plan's start)"), "\(late.err)")
+        // 1_M's last launch is at 22:54: the clock looks, and no app's chance is worth a wakeup.
+        let night = try w.run(["predict", "--device", "1_M", "--at", "2014-12-01T02:00:00Z"])
+        #expect(night.status == 0 && night.out.split(separator: "\n").count == 1, "\(night.out)")
+        #expect(night.err.contains("and no app's chance of being opened first after 2 h unused is worth one"), "\(night.err)")
+    }
+
     /// A plan longer than --count says how many fetches it left out, and shows the plan's first
     /// ones (it once cut a long horizon's plan silently).
     @Test func aPlanCutByCountSaysHowManyWereLeftOut() throws {

@@ -93,4 +93,33 @@ extension DeviceModel {
 
     /// The device's latest launch of any app.
     var lastLaunchOfAnyApp: Double? { lastLaunchAny }
+
+    /// Why the pickup clock looks before none of the device's pickups from `start` on, when it
+    /// is for a rule of its own: fewer than ``pickupMinimumObservedDays`` days of use, fewer than
+    /// ``pickupMinimumDays`` pickups, or a silence since the device's last launch of at least
+    /// ``LearnedPolicy/pickupLongestSilence`` by `start` (``LearnedPolicy/schedulePickupLook(now:)``,
+    /// ``LearnedPolicy/seekPickupLook(from:)``). `nil` when the clock may look: whether a look then
+    /// fetches is the bar's to say. What an empty plan's note names (issue 39).
+    package func pickupClockRule(from start: Double) -> PickupClockRule? {
+        if habitLog.days.count < Self.pickupMinimumObservedDays { return .fewDays(habitLog.days.count) }
+        if pickupLog.pickups.count < Self.pickupMinimumDays { return .fewPickups(pickupLog.pickups.count) }
+        if let last = lastLaunchAny, start >= last + LearnedPolicy.pickupLongestSilence { return .longSilence(lastLaunch: last) }
+        return nil
+    }
+}
+
+/// The rule that keeps the pickup clock from looking before a device's next pickup
+/// (``DeviceModel/pickupClockRule(from:)``), with the device's own count or time.
+package enum PickupClockRule: Sendable, Hashable {
+    /// Fewer days of use than ``DeviceModel/pickupMinimumObservedDays``: the days it has.
+    case fewDays(Int)
+    /// Fewer pickups than ``DeviceModel/pickupMinimumDays``: the pickups it has.
+    case fewPickups(Int)
+    /// Silent since its last launch (Unix seconds) for at least ``LearnedPolicy/pickupLongestSilence``.
+    case longSilence(lastLaunch: Double)
+
+    /// The rule's limits, as the note states them.
+    package static var minimumDays: Int { DeviceModel.pickupMinimumObservedDays }
+    package static var minimumPickups: Int { DeviceModel.pickupMinimumDays }
+    package static var longestSilence: Double { LearnedPolicy.pickupLongestSilence }
 }

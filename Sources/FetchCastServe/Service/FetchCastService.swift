@@ -200,9 +200,7 @@ package final class FetchCastService: Sendable {
         if request.at == nil { request.at = now() }
         func note(_ snapshot: ModelRepository.Snapshot) -> String {
             let model = snapshot.device(named: device).flatMap { snapshot.models[$0] }
-            let lastEvent = model.flatMap { m in m.lastEventTime.map { ($0, m.configuration.tau) } }
-            return EmptyPlanNote.sentence(
-                device: device, horizonHours: request.horizon / 3600, lastEvent: lastEvent, from: request.at, budget: request.budget)
+            return EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: request.at, budget: request.budget)
         }
         // The device's plans kept ahead by the warm-up, while they are exactly these: from
         // memory after a check of the store, without a reader, when this service keeps them there.

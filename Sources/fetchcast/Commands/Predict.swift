@@ -73,8 +73,8 @@ extension FetchCast {
         private func run(on s: any ModelStore) throws {
             let constraints = try conditions.load()
             var predictions: [Prediction] = []
-            // The named device's last event and τ, for the note of an empty plan.
-            var lastEvent: (time: Double, tau: Double)?
+            // The named device's model, for the note of an empty plan.
+            var deviceModel: DeviceModel?
             let start = at == "now" ? Date().timeIntervalSince1970 : at.flatMap(Timestamp.parseArgument)
             do {
                 // Planned up to the most --count takes, then cut to --count per device below, so
@@ -99,9 +99,7 @@ extension FetchCast {
                         noted = true
                     }
                     predictions += try Predictor.predict(request, snapshot: snapshot)
-                    if let device, let id = snapshot.device(named: device), let model = snapshot.models[id], let last = model.lastEventTime {
-                        lastEvent = (last, model.configuration.tau)
-                    }
+                    if let device, let id = snapshot.device(named: device), let model = snapshot.models[id] { deviceModel = model }
                 }
             } catch {
                 throw FetchCast.fail("\(error)")
@@ -116,7 +114,7 @@ extension FetchCast {
             }
             if let device, predictions.isEmpty {
                 var err = FileSink.standardError()
-                print("note: " + EmptyPlanNote.sentence(device: device, horizonHours: horizon, lastEvent: lastEvent, from: start, budget: budget), to: &err)
+                print("note: " + EmptyPlanNote.sentence(device: device, horizonHours: horizon, model: deviceModel, from: start, budget: budget), to: &err)
             }
             var out = FileSink.standardOutput()
             let pushed = push.delivery != .direct
