@@ -59,14 +59,15 @@ extension DeviceModel {
     }
 
     /// The start (Unix seconds) of the next window of `app`'s day, after `after` and before
-    /// `before`, that its habit fills (``HabitLog/nextWindow(app:after:before:tau:halfLifeDays:minimumShare:minimumDays:step:)``):
+    /// `before`, that its habit fills (``HabitLog/nextWindow(app:after:before:tau:halfLifeDays:minimumShare:minimumDays:minimumObservedDays:maximumDailySessions:looseShare:step:)``):
     /// where an anticipatory look goes.
-    func nextHabitWindow(app: Int32, after: Double, before: Double, minimumShare: Double) -> Double? {
+    func nextHabitWindow(app: Int32, after: Double, before: Double, minimumShare: Double, looseShare: Double? = nil) -> Double? {
         let offset = Double(lastOffset)
         return habitLog.nextWindow(
             app: app, after: after + offset, before: before + offset, tau: configuration.tau,
             halfLifeDays: configuration.halfLifeDays, minimumShare: minimumShare, minimumDays: configuration.habitMinimumDays,
-            minimumObservedDays: configuration.habitMinimumObservedDays, maximumDailySessions: configuration.habitMaximumDailySessions
+            minimumObservedDays: configuration.habitMinimumObservedDays, maximumDailySessions: configuration.habitMaximumDailySessions,
+            looseShare: looseShare
         ).map { $0 - offset }
     }
 }

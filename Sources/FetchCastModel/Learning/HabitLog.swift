@@ -314,8 +314,12 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// The start (local time) of the next window of `app` after `after` and before
     /// `before` that its habit fills: on a grid of `step` seconds, the first window whose share
     /// (as ``window(app:start:tau:halfLifeDays:)`` weighs it) reaches `minimumShare`, with
-    /// sessions in it on at least `minimumDays` days (none when the log has no habit to speak
-    /// of: ``speaks(app:minimumObservedDays:maximumDailySessions:)``), moved to the fullest window of the τ that
+    /// sessions in it on at least `minimumDays` days, or reaches `looseShare` (when given and
+    /// lower) with sessions on at least `minimumDays` of the days its share was read from (its
+    /// day of the week's, or its kind's: what the shrinkage of a day of the week to its kind, or
+    /// of a kind to the other, lends is no habit of these days); none when the log has no habit
+    /// to speak of (``speaks(app:minimumObservedDays:maximumDailySessions:)``). The window found
+    /// is moved to the fullest window of the τ that
     /// follows it (the earliest of equals), so that the fetch it leads to lands within τ before
     /// the most sessions the habit holds.
     ///
@@ -325,7 +329,7 @@ struct HabitLog: Sendable, Hashable, Codable {
     /// - Complexity: O(``sessionCapacity`` log ``sessionCapacity`` + the grid's windows).
     func nextWindow(
         app: Int32, after: Double, before: Double, tau: Double, halfLifeDays: Double, minimumShare: Double, minimumDays: Int,
-        minimumObservedDays: Int = 0, maximumDailySessions: Double = .infinity, step: Double = 300
+        minimumObservedDays: Int = 0, maximumDailySessions: Double = .infinity, looseShare: Double? = nil, step: Double = 300
     ) -> Double? {
         guard let times = sessions[app], times.count >= minimumDays, before > after, !days.isEmpty,
               speaks(app: app, minimumObservedDays: minimumObservedDays, maximumDailySessions: maximumDailySessions)
@@ -388,14 +392,16 @@ struct HabitLog: Sendable, Hashable, Codable {
         slide(0)
         slide(1)
         var fewAppDays = [Bool?](repeating: nil, count: 9)  // per day of the week, once
-        func share(_ kind: Int, _ weekday: Int, _ j: Int) -> Double {
+        // The share of the window, and which days it was read from (the kind's index or the
+        // day of the week's).
+        func share(_ kind: Int, _ weekday: Int, _ j: Int) -> (share: Double, days: Int) {
             let other = 1 - kind
             let pseudo = observed[other] > 0 ? Self.otherKindDays : 0
             let otherShare = observed[other] > 0 ? sums[other][j] / observed[other] : 0
             let denominator = observed[kind] + pseudo
             let kindShare = denominator > 0 ? (sums[kind][j] + pseudo * otherShare) / denominator : 0
             let w = 2 + weekday
-            guard observedDays[w] >= Self.dayOfWeekMinimumDays else { return kindShare }
+            guard observedDays[w] >= Self.dayOfWeekMinimumDays else { return (kindShare, kind) }
             slide(w)
             let byWeekday = Self.weekdayShare(WeekdayCounts(
                 kindShare: kindShare, weightedDays: sums[w][j], weightedObserved: observed[w], days: observedDays[w],
@@ -406,7 +412,7 @@ struct HabitLog: Sendable, Hashable, Codable {
                 fewAppDays[w] = few
                 return few
             }
-            return byWeekday.map { $0.days / $0.observed } ?? kindShare
+            return byWeekday.map { ($0.days / $0.observed, w) } ?? (kindShare, kind)
         }
         var t = ((after / step).rounded(.down) + 1) * step  // strictly after: a look comes after what it follows
         var first: Double?
@@ -416,12 +422,13 @@ struct HabitLog: Sendable, Hashable, Codable {
             let d = Self.day(t)
             let kind = Self.isWeekend(d) ? 1 : 0
             let j = min(slots - 1, Int(((t - Double(d) * 86_400) / step).rounded(.down)))
-            let s = share(kind, Self.weekday(d), j)
+            let (s, counted) = share(kind, Self.weekday(d), j)
             if let first {
                 // The fullest window within τ of the first that qualifies (the earliest of equals).
                 if t > first + tau { break }
                 if s > best { (found, best) = (t, s) }
-            } else if s >= minimumShare, counts[0][j] + counts[1][j] >= minimumDays {
+            } else if s >= minimumShare ? counts[0][j] + counts[1][j] >= minimumDays
+                        : looseShare.map { s >= $0 && counts[counted][j] >= minimumDays } ?? false {
                 (first, found, best) = (t, t, s)
             }
             t += step

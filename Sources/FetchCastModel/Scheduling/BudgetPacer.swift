@@ -77,6 +77,18 @@ package struct BudgetPacer: Sendable {
         open[app] = OpenOpportunity(start: time, index: index)
     }
 
+    /// The opportunities worth at least `value` (from the value bin holding it) a usual day
+    /// holds, recency-weighted over the days observed; `nil` before a day is known.
+    package func usualDayOpportunities(atLeast value: Double) -> Double? {
+        guard days > 0.5 else { return nil }
+        let from = Self.bin(value)
+        var n = 0.0
+        for h in 0..<24 {
+            for b in from..<Self.bins { n += histogram[h * Self.bins + b] }
+        }
+        return n / days
+    }
+
     /// The value a fetch must reach at local hour `hour` when `remaining` fetches are left today.
     ///
     /// The expected rest-of-day counts are scaled by how busy today has been so far against a

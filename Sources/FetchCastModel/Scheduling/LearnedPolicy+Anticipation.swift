@@ -11,9 +11,35 @@ extension LearnedPolicy {
         guard configuration.anticipates, apps.contains(app) else { return }
         let last = model.lastEventTime ?? now
         let before = min(after + 7 * 86_400, last + configuration.anticipationSilence)
+        // A window only the slack share admits holds sessions on the days its share was read
+        // from: a weekday habit's share lent to Saturdays is no habit of Saturdays.
+        let share = anticipationShare
         anticipations[app] = model.nextHabitWindow(
-            app: app, after: after, before: before, minimumShare: configuration.anticipationMinimumShare)
+            app: app, after: after, before: before, minimumShare: configuration.anticipationMinimumShare,
+            looseShare: share < configuration.anticipationMinimumShare ? share : nil)
     }
+
+    /// The least share of the recent days a habit window must hold for a look ahead of it:
+    /// ``SchedulerConfiguration/anticipationMinimumShare``, or
+    /// ``SchedulerConfiguration/slackAnticipationShare`` when that is lower and the budget is
+    /// slack: a usual day of the device (the pacer's memory) holds fewer opportunities worth
+    /// ``SchedulerConfiguration/minimumValue`` than ``slackCapFraction`` of the day's cap, so a
+    /// look's fetch takes no fetch from a later moment (docs/model.md, "Where the budget is
+    /// slack"). A window that only that share admits must hold sessions on the days its share was
+    /// read from (its day of the week, or its kind of day).
+    var anticipationShare: Double {
+        let share = configuration.anticipationMinimumShare
+        guard configuration.slackAnticipationShare < share,
+              let usual = pacer.usualDayOpportunities(atLeast: configuration.minimumValue),
+              usual < Self.slackCapFraction * Double(configuration.dailyCap)
+        else { return share }
+        return configuration.slackAnticipationShare
+    }
+
+    /// The share of the cap a usual day's opportunities stay below for the budget to be slack:
+    /// half, so that a device whose busy days reach the cap is not (at the whole cap, the
+    /// development trace's training users lost 0.003 at a cap of 96; docs/model.md).
+    static let slackCapFraction = 0.5
 
     /// The anticipations due at `t` moved to the apps' next habit windows (after this one's τ);
     /// whether `t` is a look: `false` when nothing but anticipations is due and every app they

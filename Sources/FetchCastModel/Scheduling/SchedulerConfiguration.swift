@@ -31,6 +31,15 @@ public struct SchedulerConfiguration: Sendable, Hashable, Codable {
     /// The least recency-weighted share of days with a session in a window of the day for the
     /// scheduler to look at its start.
     public var anticipationMinimumShare = 0.2
+    /// The least share instead of ``anticipationMinimumShare`` while the device's budget is
+    /// slack: a usual day of its history holds fewer opportunities worth ``minimumValue`` than
+    /// half the cap (``LearnedPolicy/anticipationShare``). A window only this share admits must
+    /// hold sessions on the days its share was read from (its day of the week, or its kind of
+    /// day). A light user's budget is never spent elsewhere, so a look at a window of a looser
+    /// habit costs only its joules. 0.1 chosen on the generated archetypes (docs/model.md,
+    /// "Where the budget is slack"): the development trace's heavy users are not slack at caps
+    /// up to 48. Set it to ``anticipationMinimumShare`` or above for one share on every day.
+    public var slackAnticipationShare = 0.1
     /// How long after a device's last event its scheduler keeps looking ahead of its habits,
     /// seconds (a week): a device not heard from for longer is not fetched for.
     public var anticipationSilence: Double = 7 * 86_400

@@ -19,6 +19,15 @@ struct BudgetPacerTests {
         #expect(p.threshold(hour: 0, remaining: 0, floor: 0.05) == .infinity)
     }
 
+    @Test func aUsualDayCountsItsOpportunitiesWorthAValue() throws {
+        #expect(BudgetPacer(memory: 0.9).usualDayOpportunities(atLeast: 0.05) == nil)
+        // Ten days of three opportunities an hour, one of them below 0.05.
+        let p = pacer(days: 10, values: [0.02, 0.1, 0.4])
+        let usual = try #require(p.usualDayOpportunities(atLeast: 0.05))
+        #expect(abs(usual - 48) < 1e-9, "\(usual)")
+        #expect(abs(try #require(p.usualDayOpportunities(atLeast: 0.01)) - 72) < 1e-9)
+    }
+
     @Test func fewerFetchesLeftRaiseTheBar() {
         let p = pacer(days: 10, values: [0.05, 0.1, 0.2, 0.4, 0.8])
         let generous = p.threshold(hour: 0, remaining: 200, floor: 0.01)
