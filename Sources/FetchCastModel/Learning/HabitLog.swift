@@ -428,7 +428,7 @@ struct HabitLog: Sendable, Hashable, Codable {
                 if t > first + tau { break }
                 if s > best { (found, best) = (t, s) }
             } else if s >= minimumShare ? counts[0][j] + counts[1][j] >= minimumDays
-                        : looseShare.map { s >= $0 && counts[counted][j] >= minimumDays } ?? false {
+                        : looseShare.map({ s >= $0 && counts[counted][j] >= minimumDays }) ?? false {
                 (first, found, best) = (t, t, s)
             }
             t += step
