@@ -21,7 +21,7 @@ seconds="${1:-60}"
 max_len="${FUZZ_MAX_LEN:-4096}"
 
 scripts/setup.sh   # zlib headers (the gzip decoder links libz)
-command -v swiftc >/dev/null || { echo "error: swiftc is not on PATH; install the Swift 6 toolchain first" >&2; exit 1; }
+command -v swiftc >/dev/null || { echo "error: swiftc is not on PATH; install the Swift 6.1 (or later) toolchain first" >&2; exit 1; }
 resource_dir="$(dirname "$(dirname "$(command -v swiftc)")")/lib/swift/clang/lib/linux"
 if ! compgen -G "$resource_dir/libclang_rt.fuzzer-*.a" >/dev/null; then
     echo "error: this Swift toolchain has no libFuzzer runtime ($resource_dir/libclang_rt.fuzzer-*.a); use a swift.org Linux toolchain" >&2

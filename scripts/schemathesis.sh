@@ -2,15 +2,19 @@
 # Property-based API tests: schemathesis (PyPI) against /openapi.json of a running
 # `fetchcast serve` holding Data/ubiqlog-sample.csv.gz, with an admin token and a bounded number
 # of examples per route. Fails on any 5xx or any response that does not match the document.
+#
+#   scripts/schemathesis.sh             # run (FETCHCAST=path/to/fetchcast, SCHEMATHESIS_EXAMPLES=25)
+#   scripts/schemathesis.sh --install   # only install schemathesis into .venv when missing
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${FETCHCAST:-.build/debug/fetchcast}
-[ -x "$bin" ] || swift build --product fetchcast >/dev/null
-examples=${SCHEMATHESIS_EXAMPLES:-25}
 if [[ ! -x .venv/bin/schemathesis ]]; then
     python3 -m venv .venv
     .venv/bin/pip install -q "schemathesis==4.32.5"
 fi
+[[ "${1:-}" == --install ]] && exit 0
+bin=${FETCHCAST:-.build/debug/fetchcast}
+[ -x "$bin" ] || swift build --product fetchcast >/dev/null
+examples=${SCHEMATHESIS_EXAMPLES:-25}
 work=$(mktemp -d /tmp/fetchcast-schemathesis-XXXXXX)
 server=""
 cleanup() { [[ -n "$server" ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; rm -rf "$work"; }

@@ -20,4 +20,4 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq -o Dpkg::Options::=--force-confold "${need[@]}" >/dev/null
 fi
-command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
+command -v swift >/dev/null || { echo "error: the Swift toolchain (swift) is not on PATH; install Swift 6.1 or later first" >&2; exit 1; }

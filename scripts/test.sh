@@ -6,6 +6,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# Python runs schemathesis and the notebooks: its packages (pinned; .venv and Notebooks/.venv,
+# installed when missing) download while the build below compiles.
+if ! command -v python3 >/dev/null; then
+    echo "error: python3 is needed for scripts/schemathesis.sh and the notebooks (Notebooks/run-all.py); install Python 3 with venv and pip." >&2
+    exit 1
+fi
+python_log=$(mktemp)
+(
+    scripts/schemathesis.sh --install
+    [[ -x Notebooks/.venv/bin/python ]] || python3 -m venv Notebooks/.venv
+    Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
+) > "$python_log" 2>&1 &
+python_setup=$!
 # The suites run optimised: a release build with testing enabled (the tests' `@testable import`s).
 # On 2 cores, from a clean clone, it builds in about 20 min against the debug build's 15, and the
 # suites then take about 3 min against 16 (the replays and evaluations they run are CPU-bound).
@@ -13,6 +26,13 @@ scripts/setup.sh
 # Building the static binary scripts/install-check.sh installs (scripts/build.sh) side by side with
 # this build was slower, not faster: both done after 2,411 s from a clean clone on 2 cores, against
 # about 2,140 s one after the other (this build 1,190 s, then that one about 950 s).
+# Where a clean clone's time goes (2026-11-30, this build's lines timestamped, 2 cores): of this
+# build's 680-790 s on CI, BoringSSL compiled twice (swift-nio-ssl's and swift-crypto's copies,
+# both needed by postgres-nio) takes about 330 s and the HTTP client only HummingbirdTesting
+# needs (AsyncHTTPClient, NIOHTTP2, NIOHPACK, NIOSOCKS, ...) about 130 s; the static build of
+# scripts/install-check.sh compiles every package again (490-640 s: `-static-stdlib` is in each
+# compile command). The two cannot be one: Swift Testing is not in the static SDK
+# (`--static-swift-stdlib --build-tests` stops at "no such module 'Testing'").
 build=(-c release -Xswiftc -enable-testing)
 bin=.build/release/fetchcast
 echo "== [+${SECONDS}s] building fetchcast and its tests (release with testing enabled; the first build takes several minutes)" >&2
@@ -34,24 +54,21 @@ echo "== [+${SECONDS}s] a PostgreSQL restart under load (fetchcast bench restart
 scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"
 trap - EXIT
 unset FETCHCAST_TEST_POSTGRES PGPASSWORD FETCHCAST_TEST_POSTGRES_DIR
-echo "== [+${SECONDS}s] fuzzing the trace reader for 60 s (scripts/fuzz.sh)" >&2
-scripts/fuzz.sh 60
+# The fuzzer runs on one core while schemathesis and the notebooks, which mostly wait on
+# one Python process, run beside it; its log is shown if it fails.
+echo "== [+${SECONDS}s] fuzzing the trace reader for 60 s (scripts/fuzz.sh), beside the next two steps" >&2
+fuzz_log=$(mktemp)
+scripts/fuzz.sh 60 > "$fuzz_log" 2>&1 &
+fuzz=$!
+echo "== [+${SECONDS}s] the Python packages (installed while the build ran)" >&2
+wait "$python_setup" || { cat "$python_log" >&2; echo "error: installing the Python packages failed (see above)" >&2; exit 1; }
+rm -f "$python_log"
 
 # The HTTP API: schemathesis against /openapi.json of a running `fetchcast serve` (bounded examples).
 echo "== [+${SECONDS}s] the HTTP API against its OpenAPI document (scripts/schemathesis.sh)" >&2
 FETCHCAST="$bin" scripts/schemathesis.sh
 
 # Notebooks: re-execute each headless from a clean kernel (fails if any cell fails).
-# Needs only python3 with venv and pip; the pinned packages go into Notebooks/.venv.
-if ! command -v python3 >/dev/null; then
-    echo "error: python3 is needed to run the notebooks (Notebooks/run-all.py); install Python 3 with venv and pip." >&2
-    exit 1
-fi
-if [[ ! -x Notebooks/.venv/bin/python ]]; then
-    python3 -m venv Notebooks/.venv
-fi
-echo "== [+${SECONDS}s] the notebooks' pinned packages in Notebooks/.venv (installed when missing)" >&2
-Notebooks/.venv/bin/python -m pip install --quiet --disable-pip-version-check -r Notebooks/requirements.txt
 echo "== [+${SECONDS}s] re-executing the notebooks headless" >&2
 Notebooks/.venv/bin/python Notebooks/run-all.py
 # ... and on a user's own `evaluate --out` folder (FETCHCAST_EVALUATE_OUT, docs/analytics.md): other
@@ -65,6 +82,11 @@ FETCHCAST_EVALUATE_OUT="$user_run/out" Notebooks/.venv/bin/python Notebooks/run-
 grep -q "sections 1-3 read $user_run/out" "$user_run/freshness-vs-energy.ipynb" \
     || { echo "error: the notebook did not read FETCHCAST_EVALUATE_OUT" >&2; exit 1; }
 rm -rf "$user_run"
+
+echo "== [+${SECONDS}s] waiting for the fuzzer" >&2
+wait "$fuzz" || { cat "$fuzz_log" >&2; echo "error: scripts/fuzz.sh failed (see above)" >&2; exit 1; }
+tail -n 1 "$fuzz_log" >&2
+rm -f "$fuzz_log"
 
 # The installed binary is self-contained (a static release build in .build-static/: several
 # minutes the first time).
