@@ -49,7 +49,6 @@ package enum EmptyPlanNote {
             return "the device has been silent for \(silent) (no event since \(Timestamp.format(micros: Int64(lastEvent.time * 1_000_000), utcOffsetSeconds: 0))), "
                 + "and plans stop \(limit) after a device's last event: its habits are not planned for a device silent that long (ask again after its next event)"
         }
-        let hours = Int((PickupClockRule.longestSilence / 3600).rounded())
         let pickup: String
         switch pickupRule {
         case .fewDays(let days):
@@ -57,11 +56,14 @@ package enum EmptyPlanNote {
         case .fewPickups(let pickups):
             pickup = "looks before its first use after 2 h unused need \(Plural.count(PickupClockRule.minimumPickups, "pickup")) "
                 + "(a launch after 2 h unused; it has \(pickups))"
-        case .longSilence(let last):
+        case .longSilence(let last, let limit):
             let since = start.map { " (\(Plural.count(Int(($0 - last) / 3600), "hour")) before the plan's start)" } ?? ""
-            pickup = "looks before its first use after 2 h unused stop \(hours) hours after its last launch, "
+            let floor = Int((PickupClockRule.longestSilence / 3600).rounded())
+            let ceiling = Int((PickupClockRule.longestSilenceCeiling / 3600).rounded())
+            pickup = "looks before its first use after 2 h unused stop \(Plural.count(Int((limit / 3600).rounded()), "hour")) after its last launch, "
                 + "\(Timestamp.format(micros: Int64(last * 1_000_000), utcOffsetSeconds: 0))\(since): "
-                + "a longer silence is more often a device switched off than a late first use"
+                + "the silence 1 in 10 of its pickups came after, at least \(floor) h and at most \(ceiling) h; "
+                + "a longer one is more often a device switched off than a late first use"
         case nil:
             pickup = "no app's chance of being opened first after 2 h unused is worth one"
         }

@@ -20,7 +20,7 @@ struct EmptyPlanNoteTests {
         let last = try #require(events.last?.time)
         #expect(model.pickupClockRule(from: last + 3600) == nil)
         #expect(model.pickupClockRule(from: last + 14 * 3600 - 60) == nil)
-        #expect(model.pickupClockRule(from: last + 14 * 3600) == .longSilence(lastLaunch: last))
+        #expect(model.pickupClockRule(from: last + 14 * 3600) == .longSilence(lastLaunch: last, limit: 14 * 3600))
         // A week of use without a silence of 2 h: no pickup to learn from.
         var busy: [DeviceEvent] = []
         for day in 0..<8 {
@@ -43,10 +43,13 @@ struct EmptyPlanNoteTests {
         #expect(note(.fewDays(3), from: last + 3600) == head + "looks before its first use after 2 h unused need 7 days of use (it has 3)" + tail)
         #expect(note(.fewPickups(1), from: last + 3600)
             == head + "looks before its first use after 2 h unused need 3 pickups (a launch after 2 h unused; it has 1)" + tail)
-        #expect(note(.longSilence(lastLaunch: last - 7200), from: last + 16 * 3600)
+        #expect(note(.longSilence(lastLaunch: last - 7200, limit: 14 * 3600), from: last + 16 * 3600)
             == head + "looks before its first use after 2 h unused stop 14 hours after its last launch, 2023-11-14T20:13:20Z "
-            + "(18 hours before the plan's start): a longer silence is more often a device switched off than a late first use" + tail)
-        let silent = note(.longSilence(lastLaunch: last), from: last + 8 * 86_400)
+            + "(18 hours before the plan's start): the silence 1 in 10 of its pickups came after, at least 14 h and at most 24 h; "
+            + "a longer one is more often a device switched off than a late first use" + tail)
+        #expect(note(.longSilence(lastLaunch: last - 7200, limit: 18 * 3600), from: last + 20 * 3600)
+            .contains("stop 18 hours after its last launch, 2023-11-14T20:13:20Z (22 hours before the plan's start): "))
+        let silent = note(.longSilence(lastLaunch: last, limit: 14 * 3600), from: last + 8 * 86_400)
         #expect(silent.hasPrefix("nothing planned for 19_F in the next 24 hours: the device has been silent for 8 days"), "\(silent)")
         #expect(!silent.contains("looks before"))
     }

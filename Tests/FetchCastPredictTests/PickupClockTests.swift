@@ -106,6 +106,73 @@ struct PickupClockTests {
         #expect(mails == [at + 5.75 * 3600, second], "\(shown)")
     }
 
+    @Test func noLookOnceTheSilenceHasLastedFourteenHours() throws {
+        // Four weeks, the last day's use ending at 15:20 (16 h 25 min before the next morning's
+        // 07:45 look), then a fetch of com.whatsapp at 07:40: a model whose last event comes
+        // long after its last launch, as a stored model's may.
+        let lastDay = Self.monday + 27 * 86_400
+        var model = DeviceModel()
+        for e in Self.heavyUser() where e.time < lastDay + 15.5 * 3600 { model.observe(e) }
+        let fetchedAt = Self.monday + 28 * 86_400 + (7 + 40.0 / 60) * 3600
+        model.observe(DeviceEvent(time: fetchedAt, utcOffsetSeconds: Self.offset, app: Self.chat, kind: .fetch, result: .noData))
+        let silence = try fetchedAt - #require(model.lastLaunchOfAnyApp)
+        #expect(silence > LearnedPolicy.pickupLongestSilence)
+        let policy = LearnedPolicy(
+            apps: [Self.chat, Self.mail], model: model, configuration: SchedulerConfiguration(budget: 24), prior: .none, mode: .following)
+        // The mornings' 07:50 pickups would give mail a chance at 07:45, but the silence is
+        // longer than the longest the clock speaks after: no look, no fetch before a pickup.
+        #expect(policy.pickupLook == nil)
+        #expect(model.pickupChance(app: Self.mail, at: fetchedAt + 300) == nil)
+        let plan = policy.plan(from: fetchedAt + 60)
+        #expect(!plan.contains { $0.reason.isPickup }, "\(plan)")
+        // The same morning after a silence of 9 h 25 min (the use ending at 22:20) has the look.
+        var recent = DeviceModel()
+        for e in Self.heavyUser() { recent.observe(e) }
+        #expect(recent.pickupChance(app: Self.mail, at: fetchedAt + 300) != nil)
+    }
+
+    /// A late riser: mail hourly from 08:00 to 14:00 every day, so each of its pickups ends a
+    /// silence of 18 h; from day `longFrom` on it is used at 08:00 only, so each next pickup
+    /// ends a silence of 24 h.
+    static func lateRiser(days: Int, longFrom: Int) -> [DeviceEvent] {
+        var events: [DeviceEvent] = []
+        for day in 0..<days {
+            let hours = day >= longFrom ? [8.0] : Array(stride(from: 8.0, through: 14, by: 1))
+            for hour in hours { events.append(launch(mail, day: day, hour: hour)) }
+        }
+        return events
+    }
+
+    @Test func theLongestSilenceIsTheDevicesOwn() throws {
+        // A heavy user's pickups end nights of 9 h 25 min and mornings of 2 h 25 min: the
+        // floor, 14 h.
+        var heavy = DeviceModel()
+        for e in Self.heavyUser() { heavy.observe(e) }
+        #expect(heavy.pickupLongestSilence == LearnedPolicy.pickupLongestSilence)
+        // The late riser's 27 pickups each end 18 h of silence: it is looked for until then.
+        var late = DeviceModel()
+        for e in Self.lateRiser(days: 28, longFrom: 28) { late.observe(e) }
+        #expect(late.pickupLog.pickups.count == 27)
+        #expect(late.pickupLongestSilence == 18 * 3600)
+        let last = try #require(late.lastLaunchOfAnyApp)
+        #expect(late.pickupClockSpeaks(at: last + 17.5 * 3600))
+        #expect(late.pickupChance(app: Self.mail, at: last + 17.5 * 3600) != nil)
+        #expect(!late.pickupClockSpeaks(at: last + 18 * 3600))
+        #expect(late.pickupClockRule(from: last + 18 * 3600) == .longSilence(lastLaunch: last, limit: 18 * 3600))
+        // A plan asked at 02:00 fetches mail before the 08:00 pickup, 18 h after the last launch.
+        let policy = Self.follower(Self.lateRiser(days: 28, longFrom: 28))
+        let plan = policy.plan(from: Self.monday + 28 * 86_400 + 2 * 3600)
+        #expect(plan.contains { $0.app == Self.mail && $0.reason.isPickup }, "\(plan)")
+        // One in ten or more of its pickups after 24 h: the ceiling, a day.
+        var away = DeviceModel()
+        for e in Self.lateRiser(days: 28, longFrom: 24) { away.observe(e) }
+        #expect(PickupLog.longSilence(of: away.pickupLog.pickups) == 24 * 3600)
+        #expect(away.pickupLongestSilence == LearnedPolicy.pickupLongestSilenceCeiling)
+        // A saved model keeps it.
+        let restored = try DeviceModel(binary: late.binaryEncoded())
+        #expect(restored.pickupLongestSilence == 18 * 3600)
+    }
+
     @Test func aSavedSchedulerKeepsItsLookBeforeThePickup() throws {
         var policy = Self.follower(Self.heavyUser())
         // Past the first look (07:45 of the fifth Monday): the next one is pending.

@@ -305,6 +305,7 @@ extension PickupLog {
             for _ in 0..<(try r.count()) { apps.append(try r.int32()); after.append(try r.double()) }
             pickups.append(Pickup(local: local, silence: silence, apps: apps, after: after))
         }
+        recountLongSilence()
     }
 }
 

@@ -41,11 +41,13 @@ extension DeviceModel {
     }
 
     /// Whether the pickup clock may speak at `t`: a launch in `(t, t + τ]` would end a silence of
-    /// the device of at least ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h),
-    /// and the device has ``pickupMinimumObservedDays`` days of use and
-    /// ``pickupMinimumDays`` pickups.
+    /// the device of at least ``PickupLog/silence`` (no launch of any app since `t + τ` − 2 h)
+    /// that has not yet lasted ``pickupLongestSilence`` at `t`, and the device has
+    /// ``pickupMinimumObservedDays`` days of use and ``pickupMinimumDays`` pickups.
     func pickupClockSpeaks(at t: Double) -> Bool {
-        guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence else { return false }
+        guard let last = lastLaunchAny, t + configuration.tau - last >= PickupLog.silence,
+              t - last < pickupLongestSilence
+        else { return false }
         return habitLog.days.count >= Self.pickupMinimumObservedDays && pickupLog.pickups.count >= Self.pickupMinimumDays
     }
 
@@ -94,16 +96,28 @@ extension DeviceModel {
     /// The device's latest launch of any app.
     var lastLaunchOfAnyApp: Double? { lastLaunchAny }
 
+    /// How long after the device's last launch the pickup clock still speaks, seconds: the
+    /// silence that one in ten of its kept pickups ended (``PickupLog/longSilence``), at least
+    /// ``LearnedPolicy/pickupLongestSilence`` (14 h) and at most
+    /// ``LearnedPolicy/pickupLongestSilenceCeiling`` (24 h). A silence longer than the device's
+    /// own long ones is more often a device switched off or a trace's gap than a late first use;
+    /// a device used three times a day at no set hour is often silent 16 h and is still looked for.
+    package var pickupLongestSilence: Double {
+        min(LearnedPolicy.pickupLongestSilenceCeiling, max(LearnedPolicy.pickupLongestSilence, pickupLog.longSilence))
+    }
+
     /// Why the pickup clock looks before none of the device's pickups from `start` on, when it
     /// is for a rule of its own: fewer than ``pickupMinimumObservedDays`` days of use, fewer than
     /// ``pickupMinimumDays`` pickups, or a silence since the device's last launch of at least
-    /// ``LearnedPolicy/pickupLongestSilence`` by `start` (``LearnedPolicy/schedulePickupLook(now:)``,
+    /// ``pickupLongestSilence`` by `start` (``LearnedPolicy/schedulePickupLook(now:)``,
     /// ``LearnedPolicy/seekPickupLook(from:)``). `nil` when the clock may look: whether a look then
     /// fetches is the bar's to say. What an empty plan's note names (issue 39).
     package func pickupClockRule(from start: Double) -> PickupClockRule? {
         if habitLog.days.count < Self.pickupMinimumObservedDays { return .fewDays(habitLog.days.count) }
         if pickupLog.pickups.count < Self.pickupMinimumDays { return .fewPickups(pickupLog.pickups.count) }
-        if let last = lastLaunchAny, start >= last + LearnedPolicy.pickupLongestSilence { return .longSilence(lastLaunch: last) }
+        if let last = lastLaunchAny, start >= last + pickupLongestSilence {
+            return .longSilence(lastLaunch: last, limit: pickupLongestSilence)
+        }
         return nil
     }
 }
@@ -115,11 +129,13 @@ package enum PickupClockRule: Sendable, Hashable {
     case fewDays(Int)
     /// Fewer pickups than ``DeviceModel/pickupMinimumDays``: the pickups it has.
     case fewPickups(Int)
-    /// Silent since its last launch (Unix seconds) for at least ``LearnedPolicy/pickupLongestSilence``.
-    case longSilence(lastLaunch: Double)
+    /// Silent since its last launch (Unix seconds) for at least `limit` seconds, the device's
+    /// ``DeviceModel/pickupLongestSilence``.
+    case longSilence(lastLaunch: Double, limit: Double)
 
     /// The rule's limits, as the note states them.
     package static var minimumDays: Int { DeviceModel.pickupMinimumObservedDays }
     package static var minimumPickups: Int { DeviceModel.pickupMinimumDays }
     package static var longestSilence: Double { LearnedPolicy.pickupLongestSilence }
+    package static var longestSilenceCeiling: Double { LearnedPolicy.pickupLongestSilenceCeiling }
 }

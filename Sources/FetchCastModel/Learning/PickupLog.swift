@@ -39,6 +39,21 @@ struct PickupLog: Sendable, Hashable, Codable {
 
     /// The latest pickups, ascending.
     var pickups: [Pickup] = []
+    /// The silence that at least one in ten of the kept pickups ended (the 90th percentile of
+    /// their silences; 0 without a pickup): how long this device is usually silent at most
+    /// before it is used again (``DeviceModel/pickupLongestSilence``). Kept up to date where a
+    /// pickup is added (``launched(at:app:silence:tau:)``, ``init(reading:)``).
+    private(set) var longSilence = 0.0
+
+    /// Counts ``longSilence`` again from the pickups (after reading them).
+    mutating func recountLongSilence() { longSilence = Self.longSilence(of: pickups) }
+
+    /// The 90th percentile of `pickups`' silences (the nearest rank), 0 without one.
+    static func longSilence(of pickups: [Pickup]) -> Double {
+        guard !pickups.isEmpty else { return 0 }
+        let silences = pickups.map(\.silence).sorted()
+        return silences[min(silences.count - 1, Int(Double(silences.count) * 0.9))]
+    }
 
     /// Notes a launch of `app` at local time `local`, `silence` seconds after the device's
     /// previous launch of any app (`nil`: the device's first launch, whose silence is unknown and
@@ -47,6 +62,7 @@ struct PickupLog: Sendable, Hashable, Codable {
         if let silence, silence >= Self.silence {
             pickups.append(Pickup(local: local, silence: silence, apps: [app], after: [0]))
             if pickups.count > Self.capacity { pickups.removeFirst(pickups.count - Self.capacity) }
+            longSilence = Self.longSilence(of: pickups)
         } else if let last = pickups.last, local >= last.local, local - last.local <= tau, !last.apps.contains(app) {
             pickups[pickups.count - 1].apps.append(app)
             pickups[pickups.count - 1].after.append(local - last.local)

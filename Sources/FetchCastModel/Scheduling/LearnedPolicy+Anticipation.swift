@@ -131,16 +131,23 @@ extension LearnedPolicy {
     static let pickupPacerShare = 0.5
     /// An app joins a look's wakeup before a pickup at this fraction of its bar.
     static let pickupJoinFraction = 0.5
-    /// How long after the device's last launch looks before its next pickup go on, seconds: a
-    /// longer silence is more often a device switched off or a trace's gap than a late pickup.
+    /// How long after the device's last launch looks before its next pickup go on at least,
+    /// seconds; longer on a device whose own pickups often end longer silences
+    /// (``DeviceModel/pickupLongestSilence``).
     static let pickupLongestSilence = 14 * 3600.0
+    /// How long after the device's last launch looks before its next pickup go on at most,
+    /// seconds: a silence of a whole day is more often a device switched off or a trace's gap
+    /// than a late pickup.
+    static let pickupLongestSilenceCeiling = 24 * 3600.0
     /// How far ahead of a look that found nothing to fetch the next one is sought, seconds.
     static let pickupScanHorizon = 36 * 3600.0
 
     /// After a launch at `now` (or a model's history up to `now`): the first look before the
     /// device's next pickup, 2 h − τ after its last launch (a launch sooner is no pickup), when
     /// the scheduler anticipates and the pickup clock could speak (a week of use, a few pickups),
-    /// no later than ``SchedulerConfiguration/anticipationSilence`` after its last event.
+    /// no later than ``SchedulerConfiguration/anticipationSilence`` after its last event, and
+    /// none once the silence has lasted the device's ``DeviceModel/pickupLongestSilence`` (a model whose history ends in
+    /// fetches or publishes long after its last launch).
     mutating func schedulePickupLook(now: Double) {
         pickupLook = nil
         guard configuration.anticipates, let last = model.lastLaunchOfAnyApp,
@@ -148,7 +155,9 @@ extension LearnedPolicy {
               model.pickupLog.pickups.count >= DeviceModel.pickupMinimumDays
         else { return }
         let first = max(now, last + PickupLog.silence - model.configuration.tau)
-        if first <= (model.lastEventTime ?? now) + configuration.anticipationSilence { pickupLook = first }
+        if first <= (model.lastEventTime ?? now) + configuration.anticipationSilence, first < last + model.pickupLongestSilence {
+            pickupLook = first
+        }
     }
 
     /// The next look before the pickup from `from` on, while the device stays silent: the
@@ -161,7 +170,7 @@ extension LearnedPolicy {
         pickupLook = nil
         let tau = model.configuration.tau, step = 300.0
         var end = min(from + Self.pickupScanHorizon, (model.lastEventTime ?? from) + configuration.anticipationSilence)
-        if let last = model.lastLaunchOfAnyApp { end = min(end, last + Self.pickupLongestSilence) }
+        if let last = model.lastLaunchOfAnyApp { end = min(end, last + model.pickupLongestSilence) }
         // The model does not change during the scan: which apps the clock speaks for, and each
         // day's first launches, are asked once.
         let speaking = apps.filter { model.pickupClockSpeaks(for: $0) }
