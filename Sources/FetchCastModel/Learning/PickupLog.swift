@@ -38,14 +38,18 @@ struct PickupLog: Sendable, Hashable, Codable {
     }
 
     /// The latest pickups, ascending.
-    var pickups: [Pickup] = []
+    var pickups: [Pickup] = [] {
+        didSet { longSilence = Self.longSilence(of: pickups) }
+    }
     /// The silence that at least one in ten of the kept pickups ended (the 90th percentile of
     /// their silences; 0 without a pickup): how long this device is usually silent at most
-    /// before it is used again (``DeviceModel/pickupLongestSilence``). Kept up to date where a
-    /// pickup is added (``launched(at:app:silence:tau:)``, ``init(reading:)``).
+    /// before it is used again (``DeviceModel/pickupLongestSilence``). Counted again whenever
+    /// the pickups change (a pickup added or a first session's app noted: a few times a day; an
+    /// initialiser reading them calls ``recountLongSilence()``), since the pickup clock asks for it at every step of its scans.
     private(set) var longSilence = 0.0
 
-    /// Counts ``longSilence`` again from the pickups (after reading them).
+    /// Counts ``longSilence`` again: for an initialiser, where `didSet` does not run
+    /// (``init(reading:)``).
     mutating func recountLongSilence() { longSilence = Self.longSilence(of: pickups) }
 
     /// The 90th percentile of `pickups`' silences (the nearest rank), 0 without one.
@@ -62,7 +66,6 @@ struct PickupLog: Sendable, Hashable, Codable {
         if let silence, silence >= Self.silence {
             pickups.append(Pickup(local: local, silence: silence, apps: [app], after: [0]))
             if pickups.count > Self.capacity { pickups.removeFirst(pickups.count - Self.capacity) }
-            longSilence = Self.longSilence(of: pickups)
         } else if let last = pickups.last, local >= last.local, local - last.local <= tau, !last.apps.contains(app) {
             pickups[pickups.count - 1].apps.append(app)
             pickups[pickups.count - 1].after.append(local - last.local)
