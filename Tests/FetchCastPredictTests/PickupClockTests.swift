@@ -173,6 +173,38 @@ struct PickupClockTests {
         #expect(restored.pickupLongestSilence == 18 * 3600)
     }
 
+    /// A scheduler told of one app's events cannot tell the device's silence from a pause of
+    /// that app (an app's own backend or `BGAppRefreshTask`, `evaluate --visibility app`): with
+    /// ``SchedulerConfiguration/looksBeforePickups`` off it makes no look before a pickup, and a
+    /// planned policy that does not see the device turns it off.
+    @Test func aSchedulerThatDoesNotSeeTheDeviceMakesNoLookBeforeAPickup() throws {
+        let at = Self.monday + 28 * 86_400 + 2 * 3600
+        // Not vacuous: told of the device's launches, the 02:00 plan looks before the 07:50 pickup.
+        #expect(Self.follower(Self.heavyUser()).plan(from: at).contains { $0.reason.isPickup })
+        var configuration = SchedulerConfiguration(budget: 24)
+        configuration.looksBeforePickups = false
+        var blind = LearnedPolicy(
+            apps: [Self.chat, Self.mail], model: DeviceModel(), configuration: configuration, prior: .none, mode: .following)
+        for e in Self.heavyUser() { blind.observe(e) }
+        #expect(blind.pickupLook == nil)
+        let plan = blind.plan(from: at)
+        #expect(!plan.contains { $0.reason.isPickup }, "\(plan.map(\.reason))")
+        // Everything else still plans: after the evening's last launch, its reactions.
+        let evening = Self.monday + 27 * 86_400 + (22 + 21.0 / 60) * 3600
+        #expect(blind.plan(from: evening) == Self.follower(Self.heavyUser()).plan(from: evening).filter { !$0.reason.isPickup })
+        #expect(!blind.plan(from: evening).isEmpty)
+        // The setting is kept with the state.
+        let restored = try LearnedPolicy(restoring: try blind.savedState())
+        #expect(!restored.configuration.looksBeforePickups)
+        #expect(restored.plan(from: at) == plan)
+        // `planned` with visibility `app`: one app's events only.
+        let oneApp = PlannedPolicy(
+            apps: [Self.mail], model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24), prior: .none, seesDevice: false)
+        #expect(!oneApp.scheduler.configuration.looksBeforePickups)
+        let device = PlannedPolicy(apps: [Self.chat, Self.mail], model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24), prior: .none)
+        #expect(device.scheduler.configuration.looksBeforePickups)
+    }
+
     @Test func aSavedSchedulerKeepsItsLookBeforeThePickup() throws {
         var policy = Self.follower(Self.heavyUser())
         // Past the first look (07:45 of the fifth Monday): the next one is pending.

@@ -150,7 +150,7 @@ extension LearnedPolicy {
     /// fetches or publishes long after its last launch).
     mutating func schedulePickupLook(now: Double) {
         pickupLook = nil
-        guard configuration.anticipates, let last = model.lastLaunchOfAnyApp,
+        guard configuration.anticipates, configuration.looksBeforePickups, let last = model.lastLaunchOfAnyApp,
               model.habitLog.days.count >= DeviceModel.pickupMinimumObservedDays,
               model.pickupLog.pickups.count >= DeviceModel.pickupMinimumDays
         else { return }
@@ -168,6 +168,7 @@ extension LearnedPolicy {
     /// ``SchedulerConfiguration/anticipationSilence`` after the device's last event; none after.
     mutating func seekPickupLook(from: Double) {
         pickupLook = nil
+        guard configuration.looksBeforePickups else { return }
         let tau = model.configuration.tau, step = 300.0
         var end = min(from + Self.pickupScanHorizon, (model.lastEventTime ?? from) + configuration.anticipationSilence)
         if let last = model.lastLaunchOfAnyApp { end = min(end, last + model.pickupLongestSilence) }

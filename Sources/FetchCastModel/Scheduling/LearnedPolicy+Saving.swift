@@ -5,13 +5,14 @@ import Synchronization
 extension LearnedPolicy {
     /// The first bytes of a saved state, then its format version.
     private static let savedMagic = Array("FCLP".utf8)
-    private static let savedVersion = 9
+    private static let savedVersion = 10
 
     /// The policy's state as bytes, to keep until the app's next start
     /// (``init(restoring:prior:)``): everything it has learned and keeps, but the prior (other
-    /// devices' state, given again when it is restored), in a compact binary form (format 9,
-    /// which keeps no look before a pickup once the silence has lasted
-    /// ``pickupLongestSilence``; format 8 could, 7 had no
+    /// devices' state, given again when it is restored), in a compact binary form (format 10,
+    /// whose configuration says whether it looks before pickups,
+    /// ``SchedulerConfiguration/looksBeforePickups``; 9 kept no look before a pickup once the
+    /// silence had lasted ``pickupLongestSilence``, 8 could, 7 had no
     /// ``SchedulerConfiguration/slackAnticipationShare``, 6 had no looks before the next pickup nor the model's pickup log, 5
     /// no looks ahead deferred from a metered network on battery, 4 no looks ahead that the constraints held, 3 no
     /// looks ahead of habits, 2 no outcome lines, and fetchcast 0.5.0 wrote JSON: a restore

@@ -48,12 +48,16 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     ///   - delivery: The push service its backend sends through, to send each fetch when
     ///     ``PushTiming`` says (`predict --delivery`'s `send_at`); `nil` or `direct`: at its time.
     ///   - seesDevice: Whether `apps` are all the device's apps (it can then tell when the
-    ///     device dozes).
+    ///     device dozes, and when it is first used after a silence: without it the scheduler
+    ///     does not look before pickups, ``SchedulerConfiguration/looksBeforePickups``).
     package init(
         apps: [Int32], model: DeviceModel, configuration: SchedulerConfiguration, prior: DevicePrior,
         replanInterval: Double = 3600, replanOnEvent: Bool = false, delivery: DeliveryOptions? = nil, seesDevice: Bool = true
     ) {
         precondition(replanInterval > 0, "replanInterval must be positive")
+        // Only a scheduler told of every app's launches knows when the device is silent.
+        var configuration = configuration
+        if !seesDevice { configuration.looksBeforePickups = false }
         scheduler = LearnedPolicy(apps: apps, model: model, configuration: configuration, prior: prior, mode: .following)
         self.replanInterval = replanInterval
         self.replanOnEvent = replanOnEvent
