@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastTrace
 import Testing
 @testable import FetchCastReplay
@@ -56,6 +57,21 @@ struct ReplayPropertyTests {
                 }
             }
         }
+    }
+
+    /// An app's own backend (visibility `app`) cannot tell the device's silence from a pause of
+    /// its app: its plans never look before a pickup, while a backend that sees the device does
+    /// (docs/model.md, "Only a scheduler that sees the device looks before a pickup").
+    @Test func plansSeenPerAppMakeNoLookBeforeAPickup() throws {
+        let t = randomTrace(seed: 9)
+        var pickups: [PlanningOptions.Visibility: Int] = [:]
+        for visibility in PlanningOptions.Visibility.allCases {
+            let registry = PolicyRegistry.standard(population: nil, planning: PlanningOptions(replanOnEvent: true, visibility: visibility))
+            let e = try evaluate(t, policies: ["planned"], budgets: [24], registry: registry)
+            pickups[visibility] = e.fetchRecords[0].count { if case .pickup = $0.reason { true } else { false } }
+        }
+        #expect(pickups[.device, default: 0] > 0, "not vacuous: the device's plans look before pickups")
+        #expect(pickups[.app] == 0)
     }
 
     @Test(arguments: [4, 5, 6] as [UInt64])
