@@ -44,8 +44,17 @@ struct FetchScheduler {
     /// is dropped: the scheduler starts over and learns again from the next launches.
     init(restoring state: [UInt8]? = nil) {
         scheduler = state.flatMap { try? LearnedPolicy(restoring: $0) } ?? LearnedPolicy(
-            apps: Self.appNames.indices.map { Int32($0) }, model: DeviceModel(), configuration: SchedulerConfiguration(budget: 24),
+            apps: Self.appNames.indices.map { Int32($0) }, model: DeviceModel(), configuration: Self.configuration,
             prior: .none, mode: .following)
+    }
+
+    /// At most 24 fetches a local day. It is told of its own apps' launches only, not of the
+    /// device's, so it cannot tell when the phone is first used after a silence: it makes no
+    /// look before such a pickup (a pause of its apps is not the device's silence).
+    static var configuration: SchedulerConfiguration {
+        var configuration = SchedulerConfiguration(budget: 24)
+        configuration.looksBeforePickups = false
+        return configuration
     }
 
     /// Records that the user opened `app` at `date`.

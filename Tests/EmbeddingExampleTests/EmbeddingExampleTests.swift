@@ -35,6 +35,8 @@ struct EmbeddingExampleTests {
             #expect(scheduler.earliestBeginDate(for: app, now: now) == first.map { Date(timeIntervalSince1970: $0.time) })
         }
         #expect(scheduler.earliestBeginDate(for: "com.example.unknown", now: now) == nil)
+        // Told of its own apps only, it cannot tell the device's silences: no look before a pickup.
+        #expect(!plan.contains { if case .pickup = $0.reason { true } else { false } }, "\(plan.map(\.reason))")
     }
 
     @Test func aRestoredSchedulerPlansTheSame() throws {
