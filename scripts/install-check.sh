@@ -6,8 +6,8 @@
 #
 #   scripts/install-check.sh
 #
-# The static release build lives in .build-static/ (its first build takes several minutes; later
-# runs rebuild only what changed).
+# The binary is scripts/build.sh's: a static link of the release build in .build/ (its first build
+# takes several minutes; later runs rebuild only what changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d "${TMPDIR:-/tmp}/fetchcast-install-check.XXXXXX")"

@@ -20,23 +20,20 @@ python_log=$(mktemp)
 ) > "$python_log" 2>&1 &
 python_setup=$!
 # The suites run optimised: a release build with testing enabled (the tests' `@testable import`s).
-# On 2 cores, from a clean clone, it builds in about 20 min against the debug build's 15, and the
+# On 2 cores, from a clean clone, it builds in about 13 min against the debug build's 15, and the
 # suites then take about 3 min against 16 (the replays and evaluations they run are CPU-bound).
 # The tests' own code compiles at -Onone (Package.swift): optimising it cost about 2 min more.
-# Building the static binary scripts/install-check.sh installs (scripts/build.sh) side by side with
-# this build was slower, not faster: both done after 2,411 s from a clean clone on 2 cores, against
-# about 2,140 s one after the other (this build 1,190 s, then that one about 950 s).
-# Where a clean clone's time goes (2026-11-30, this build's lines timestamped, 2 cores): of this
-# build's 680-790 s on CI, BoringSSL compiled twice (swift-nio-ssl's and swift-crypto's copies,
-# both needed by postgres-nio) takes about 330 s and the HTTP client only HummingbirdTesting
-# needs (AsyncHTTPClient, NIOHTTP2, NIOHPACK, NIOSOCKS, ...) about 130 s; the static build of
-# scripts/install-check.sh compiles every package again (490-640 s: `-static-stdlib` is in each
-# compile command). The two cannot be one: Swift Testing is not in the static SDK
-# (`--static-swift-stdlib --build-tests` stops at "no such module 'Testing'").
+# It is the one release build (scripts/build.sh --tests): the self-contained binary that
+# scripts/install.sh installs and scripts/demo.sh runs is a second link of its objects, so the
+# steps below run that binary, and install-check and the demo compile nothing (issue 41; the
+# static build they made before took 490-640 s of a clean clone's 26-29 min).
+# Where a clean clone's build time goes (2026-11-30, 2 cores): of its 680-790 s on CI, BoringSSL
+# compiled twice (swift-nio-ssl's and swift-crypto's copies, both needed by postgres-nio) takes
+# about 330 s and the HTTP client only HummingbirdTesting needs (AsyncHTTPClient, NIOHTTP2,
+# NIOHPACK, NIOSOCKS, ...) about 130 s.
 build=(-c release -Xswiftc -enable-testing)
-bin=.build/release/fetchcast
-echo "== [+${SECONDS}s] building fetchcast and its tests (release with testing enabled; the first build takes several minutes)" >&2
-swift build "${build[@]}" --build-tests
+echo "== [+${SECONDS}s] building fetchcast and its tests (scripts/build.sh --tests: release with testing enabled; the first build takes several minutes)" >&2
+bin=$(scripts/build.sh --tests)
 # A throwaway PostgreSQL 15 cluster (scripts/postgres.sh: a temporary directory, a free port on
 # 127.0.0.1, stopped and removed on exit) for the PostgreSQL cases of the suites; they find it
 # through FETCHCAST_TEST_POSTGRES (and PGPASSWORD), and are reported skipped without it.
@@ -88,8 +85,7 @@ wait "$fuzz" || { cat "$fuzz_log" >&2; echo "error: scripts/fuzz.sh failed (see 
 tail -n 1 "$fuzz_log" >&2
 rm -f "$fuzz_log"
 
-# The installed binary is self-contained (a static release build in .build-static/: several
-# minutes the first time).
+# The installed binary is self-contained (scripts/build.sh's static link of the build above).
 echo "== [+${SECONDS}s] scripts/install-check.sh" >&2
 scripts/install-check.sh
 
