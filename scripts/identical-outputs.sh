@@ -47,11 +47,8 @@ if [[ ! -x "$base_bin" ]]; then
         echo "$log" >&2; echo "error: the release build at $base failed" >&2; exit 1
     fi
 fi
-echo "== building fetchcast in the work tree (release)" >&2
-if ! log=$(swift build -c release --product fetchcast 2>&1); then
-    echo "$log" >&2; echo "error: the release build of the work tree failed" >&2; exit 1
-fi
-work_bin="$(swift build -c release --show-bin-path)/fetchcast"
+echo "== building fetchcast in the work tree (release: scripts/build.sh, the binary the scripts run)" >&2
+work_bin=$(scripts/build.sh)
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/fetchcast-identical.XXXXXX")
 if [[ "${KEEP:-0}" == 1 ]]; then echo "outputs kept in $out" >&2; else trap 'rm -rf "$out"' EXIT; fi
