@@ -12,6 +12,7 @@ import Glibc
 extension FetchCast {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bench",
             abstract: "Measure fetchcast against reference tools in the same run, and print ratios.",
             discussion: """
                 ingest: generates synthetic gzip CSV traces (seeded) and times, side by side, \

@@ -4,6 +4,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Conditions: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "conditions",
             abstract: "Device conditions (network, power, battery, Low Power Mode) for traces that have none.",
             subcommands: [Generate.self])
     }
@@ -12,6 +13,7 @@ extension FetchCast {
 extension FetchCast.Conditions {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Overlay a seeded, plausible layer of state rows on a launch trace.",
             discussion: """
                 Per device: overnight charging on home Wi-Fi in its quietest hours (by launches), \

@@ -5,6 +5,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List the devices in the store: events, launches, first and last event, most launched apps.",
             discussion: """
                 Use the ids it prints with predict --device, model --device and export --device \

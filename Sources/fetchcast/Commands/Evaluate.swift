@@ -13,6 +13,7 @@ import Glibc
 extension FetchCast {
     struct Evaluate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "evaluate",
             abstract: "Replay traces through fetch policies: freshness at each launch against radio energy.",
             discussion: """
                 Exact semantics (v1; v2 with `state` rows) in docs/evaluation.md. Reads traces as `fetchcast ingest` does \

@@ -7,6 +7,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the store's events or what the model learned as CSV or JSON Lines, for pandas or a spreadsheet.",
             discussion: """
                 KIND is one of:

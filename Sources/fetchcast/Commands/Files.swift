@@ -6,6 +6,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Files: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "files",
             abstract: "List the files the store holds: name, content hash, rows, when ingested.")
 
         @OptionGroup var store: StoreOptions
@@ -36,6 +37,7 @@ extension FetchCast {
 
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forget",
             abstract: "Remove one ingested file's events from the store.",
             discussion: "Name the file by the path it was ingested from, its SHA-256, or a unique hash prefix of at least 8 digits (see `fetchcast files`). Learned model state is rebuilt on next use.")
 

@@ -6,6 +6,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Habits: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "habits",
             abstract: "Seeded launch traces of regular users, to check that a scheduler anticipates habits.",
             subcommands: [Generate.self, Score.self])
     }
@@ -14,6 +15,7 @@ extension FetchCast {
 extension FetchCast.Habits {
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Write a seeded launch trace of regular users (archetypes) to a file.",
             discussion: """
                 Archetypes, each --devices-per-archetype devices (ids like morning-reader-1): morning-reader (news \
@@ -120,6 +122,7 @@ extension FetchCast.Habits {
 extension FetchCast.Habits {
     struct Score: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "score",
             abstract: "Score the habit clock against the gaps and hours it replaces, on traces.",
             discussion: """
                 Every half hour of each device's history, for every app whose habit clock speaks \

@@ -10,6 +10,7 @@ import Glibc
 extension FetchCast {
     struct Ingest: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ingest",
             abstract: "Read trace files (CSV or JSON Lines, gzip or plain) into the store.",
             discussion: """
                 Each file is one transaction: strict by default, the first invalid row stops that \

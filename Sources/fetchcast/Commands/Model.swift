@@ -7,6 +7,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Model: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "model",
             abstract: "Show what the model learned for a device: hour-of-week session likelihood, quiet hours, co-usage.",
             discussion: "The grid shades expected session starts per hour (a session is a launch after more than 30 min without one), local time, Monday first.")
 

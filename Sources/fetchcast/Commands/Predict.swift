@@ -9,6 +9,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Predict: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "predict",
             abstract: "When should a device fetch for an app next? Plans the next fetch times from the store.",
             discussion: """
                 Folds events ingested since the last call into the learned model (kept in the \

@@ -10,6 +10,7 @@ import Logging
 extension FetchCast {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve the store over HTTP: ingest events, plans per device and for every device, models.",
             discussion: """
                 The routes, tokens and limits are in docs/serve.md; GET /openapi.json describes the \

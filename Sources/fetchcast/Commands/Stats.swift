@@ -5,6 +5,7 @@ import FetchCastTrace
 extension FetchCast {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stats",
             abstract: "Summarise the store: devices, apps, events by kind, time span, days with launches.",
             discussion: """
                 Reads per-file aggregates kept at ingest, so it is fast on any size of store. A store \
