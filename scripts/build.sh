@@ -63,11 +63,19 @@ static=.build/static/fetchcast
 if [[ ! -x "$static" || "$products/fetchcast" -nt "$static" ]]; then
   mkdir -p .build/static
   linked=$(mktemp .build/static/fetchcast.XXXXXX)
-  # SwiftPM's own link line for fetchcast (its object list, --gc-sections, the entry point), with
-  # the standard library and Foundation static.
-  if ! out=$(swiftc -emit-executable -o "$linked" @"$products/fetchcast.product/Objects.LinkFileList" \
-      -static-stdlib -lCoreFoundation -l_FoundationCShims -l_FoundationCollections -l_FoundationICU \
-      -lstdc++ -L "$products" -Xlinker --gc-sections -Xlinker --defsym -Xlinker main=fetchcast_main 2>&1); then
+  if [[ "$(uname -s)" == Darwin ]]; then
+    # macOS has the Swift runtime in the OS (and no static one): the build's binary is the one.
+    link() { cp "$products/fetchcast" "$linked"; }
+  else
+    # SwiftPM's own link line for fetchcast (its object list, --gc-sections, the entry point),
+    # with the standard library and Foundation static.
+    link() {
+      swiftc -emit-executable -o "$linked" @"$products/fetchcast.product/Objects.LinkFileList" \
+        -static-stdlib -lCoreFoundation -l_FoundationCShims -l_FoundationCollections -l_FoundationICU \
+        -lstdc++ -L "$products" -Xlinker --gc-sections -Xlinker --defsym -Xlinker main=fetchcast_main
+    }
+  fi
+  if ! out=$(link 2>&1); then
     rm -f "$linked"
     echo "$out" >&2
     echo "error: linking the self-contained binary from the release build failed (see above)" >&2
