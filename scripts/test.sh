@@ -20,8 +20,8 @@ python_log=$(mktemp)
 ) > "$python_log" 2>&1 &
 python_setup=$!
 # The suites run optimised: a release build with testing enabled (the tests' `@testable import`s).
-# On 2 cores, from a clean clone, it builds in about 13 min against the debug build's 15, and the
-# suites then take about 3 min against 16 (the replays and evaluations they run are CPU-bound).
+# On 2 cores, from a clean clone, it builds in 13-15 min, about what a debug build takes, and the
+# suites then take about 3 min against the debug build's 16 (their replays are CPU-bound).
 # The tests' own code compiles at -Onone (Package.swift): optimising it cost about 2 min more.
 # It is the one release build (scripts/build.sh --tests): the self-contained binary that
 # scripts/install.sh installs and scripts/demo.sh runs is a second link of its objects, so the
