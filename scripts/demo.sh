@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # One release build, shared with scripts/install.sh (scripts/build.sh): say what the wait is for.
-echo "building fetchcast (release; the first build compiles the HTTP stack too: about 8 minutes on 2 cores)…" >&2
+echo "building fetchcast (release; the first build compiles the HTTP and PostgreSQL stacks too: 10-12 minutes on 2 cores)…" >&2
 bin=$(scripts/build.sh)
 step() { printf '\n== %s\n' "$*" >&2; }
 
