@@ -48,8 +48,10 @@ started=$SECONDS
 build_or_fail
 compiled=no
 second=""
-# ("Compiling plugin" lines, SwiftPM's own plugins, come with every --build-tests run.)
-if grep -v "Compiling plugin" <<< "$log" | grep -q "Compiling"; then
+# ("Compiling plugin" lines, SwiftPM's own plugins, come with every --build-tests run. `grep -c`
+# reads to the end: `grep -q` stopped at the first match, and under pipefail the first grep's
+# SIGPIPE then made a fresh build look like one that compiled nothing.)
+if (( $(grep -v "Compiling plugin" <<< "$log" | grep -c "Compiling") > 0 )); then
   compiled=yes
   # Measured: the build after a fresh one compiled Hummingbird's two modules again once (47 s,
   # same environment; why SwiftPM re-plans then is not known). Build again here, so the next
