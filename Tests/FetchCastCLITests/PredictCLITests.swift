@@ -159,6 +159,19 @@ struct PredictCLITests {
         #expect(!r.err.contains("no habit of its apps falls"))
     }
 
+    /// A plan asked inside the device's history is made from the events before --at, and so is
+    /// its note: the device came back after a silence, and asked during it the note names the
+    /// silence before --at, not the later launches (it once read the store's latest model and
+    /// said "no app's chance … is worth one" for a device silent for days).
+    @Test func anEmptyPlanInsideTheHistoryNamesTheSilenceBeforeAt() throws {
+        let w = try Workspace()
+        try w.write("habits.csv", Self.habits() + "2023-11-30T08:05:00+01:00,phone,mail,launch,,,\n")
+        #expect(try w.run(["ingest", "habits.csv"]).status == 0)
+        let r = try w.run(["predict", "--device", "phone", "--at", "2023-11-23T06:00:00+01:00"])
+        #expect(r.status == 0 && r.out.split(separator: "\n").count == 1, "\(r.out)")
+        #expect(r.err.contains("nothing planned for phone in the next 24 hours: the device has been silent for 8 days (no event since 2023-11-14T11:40:00Z), and plans stop 7 days after a device's last event"), "\(r.err)")
+    }
+
     /// The bundled sample asked at 02:00, as the pickup clock's checks ask (issue 39 item 2): the
     /// note says why no look before the first use is planned, with the device's last launch.
     @Test func anEmptyPlanAtNightNamesThePickupClocksRule() throws {

@@ -198,8 +198,10 @@ package final class FetchCastService: Sendable {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
         var request = request
         if request.at == nil { request.at = now() }
-        func note(_ snapshot: ModelRepository.Snapshot) -> String {
-            let model = snapshot.device(named: device).flatMap { snapshot.models[$0] }
+        func note(_ snapshot: ModelRepository.Snapshot) throws -> String {
+            // The model the plan was made from: the device's events before the plan's start.
+            let id = snapshot.device(named: device)
+            let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
             return EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: request.at, budget: request.budget)
         }
         // The device's plans kept ahead by the warm-up, while they are exactly these: from
@@ -210,17 +212,17 @@ package final class FetchCastService: Sendable {
         {
             answeredAhead.add(1, ordering: .relaxed)
             guard withNote, planned.isEmpty else { return (planned, nil) }
-            return (planned, try withReader { note(try $0.repository.refresh(devices: [device])) })
+            return (planned, try withReader { try note(try $0.repository.refresh(devices: [device])) })
         }
         return try withReader { reader in
             if inMemory == nil, let planned = try reader.repository.precomputedPlan(request) {
                 answeredAhead.add(1, ordering: .relaxed)
-                return (planned, withNote && planned.isEmpty ? note(try reader.repository.refresh(devices: [device])) : nil)
+                return (planned, withNote && planned.isEmpty ? try note(try reader.repository.refresh(devices: [device])) : nil)
             }
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
             let planned = try Predictor.predict(request, snapshot: snapshot)
-            return (planned, withNote && planned.isEmpty ? note(snapshot) : nil)
+            return (planned, withNote && planned.isEmpty ? try note(snapshot) : nil)
         }
     }
 

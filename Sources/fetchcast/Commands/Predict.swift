@@ -99,8 +99,12 @@ extension FetchCast {
                         print("note: \(store.displayName) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
                         noted = true
                     }
-                    predictions += try Predictor.predict(request, snapshot: snapshot)
-                    if let device, let id = snapshot.device(named: device), let model = snapshot.models[id] { deviceModel = model }
+                    let planned = try Predictor.predict(request, snapshot: snapshot)
+                    predictions += planned
+                    if let device, planned.isEmpty, let id = snapshot.device(named: device), let model = snapshot.models[id] {
+                        // The note speaks of the model the plan was made from: the events before --at.
+                        deviceModel = try start.flatMap { try snapshot.model(of: id, before: $0) } ?? model
+                    }
                 }
             } catch {
                 throw FetchCast.fail("\(error)")

@@ -103,6 +103,28 @@ struct FetchCastServiceTests {
         #expect(silent.note?.contains("the device has been silent for") == true, "\(String(describing: silent.note))")
     }
 
+    /// A plan asked at a time inside the device's history is made from the events before it,
+    /// and so is its note: a device silent for nine days at `at`, with a launch twenty days
+    /// later, is "silent for 9 days", not described by its later launch.
+    @Test func anEmptyPlanInsideTheHistoryIsNotedFromTheEventsBeforeIt() throws {
+        let f = try Fixture()
+        let service = try FetchCastService(path: f.path, now: { Self.now + 30 * 86_400 })
+        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        let back = f.directory + "/back.csv"
+        try "time,device,app,event\n\(Int(Self.now) + 30 * 86_400),d1,mail,launch\n".write(toFile: back, atomically: true, encoding: .utf8)
+        _ = try service.ingest(file: back, name: "back")
+        try service.foldPending()
+        let at = Self.now + 9 * 86_400
+        let answered = try service.planWithNote(PredictionRequest(device: "d1", at: at))
+        #expect(answered.fetches.isEmpty)
+        // The last event before `at`: day 9's news at 12:30.
+        let lastBefore = Double(1_699_833_600 + 9 * 86_400 + 12 * 3600 + 1800)
+        #expect(answered.note == EmptyPlanNote.sentence(
+            device: "d1", horizonHours: 24, lastEvent: (lastBefore, 1800), from: at, budget: 24))
+        #expect(answered.note?.contains("the device has been silent for 8 days (no event since 2023-11-22T12:30:00Z)") == true,
+                "\(String(describing: answered.note))")
+    }
+
     @Test func unknownDevicesAndAppsAreTyped() throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
