@@ -69,6 +69,8 @@ let package = Package(
                 "FetchCastCore", "FetchCastTrace", "FetchCastModel", "FetchCastStore", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(name: "FetchCastPredict", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel"]),
+        // `fetchcast export`: the store's events, models and plans as CSV or JSON Lines, over FetchCastPredict's repository.
+        .target(name: "FetchCastExport", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
         .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict", "FetchCastPostgres", "FetchCastServe"]),
         // The service (`fetchcast serve`): `FetchCastService`, one long-running process's store, readers, turns and checks over FetchCastPredict's repository, and HTTP over it.
         .target(
@@ -95,7 +97,7 @@ let package = Package(
             name: "fetchcast",
             dependencies: [
                 "FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastReplay", "FetchCastBench",
-                "FetchCastPredict", "FetchCastServe", "FetchCastPostgres",
+                "FetchCastPredict", "FetchCastExport", "FetchCastServe", "FetchCastPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -125,6 +127,7 @@ let package = Package(
             dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastServe", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
+        .testTarget(name: "FetchCastExportTests", dependencies: ["FetchCastCore", "FetchCastExport", "FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastReplayTests", dependencies: ["FetchCastCore", "FetchCastReplay", "FetchCastTrace", "FetchCastModel", "FetchCastTestSupport"]),
         .testTarget(
             name: "FetchCastServeTests",

@@ -171,7 +171,7 @@ extension ModelRepository {
 
     /// Whether two ids are the same bytes (`==` on `String` also equates canonically
     /// equivalent text, which the store keeps apart).
-    static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+    package static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     /// Byte order of ids (UTF-8), as SQLite sorts them: total and deterministic, unlike `<` on
     /// `String`, under which canonically equivalent ids tie.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchCastCore
+import FetchCastExport
 import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace

@@ -1,4 +1,5 @@
 import FetchCastModel
+import FetchCastPredict
 import Foundation
 
 extension Exporter {

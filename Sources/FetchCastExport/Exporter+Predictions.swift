@@ -1,4 +1,5 @@
 import FetchCastModel
+import FetchCastPredict
 
 extension Exporter {
     /// `predictions`: what `fetchcast predict` plans over `[from, to)`, per device.

@@ -1,3 +1,4 @@
+import FetchCastPredict
 import FetchCastTrace
 
 /// Why an export could not be made; the message names what to fix.

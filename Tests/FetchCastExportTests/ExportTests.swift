@@ -2,7 +2,8 @@ import FetchCastCore
 import Foundation
 import Testing
 import FetchCastTestSupport
-@testable import FetchCastPredict
+@testable import FetchCastExport
+import FetchCastPredict
 import FetchCastStore
 import FetchCastTrace
 
