@@ -100,18 +100,9 @@ struct ReasonCountTests {
         #expect(walk.pickups >= 80 && walk.habits >= 250, "the walk saw few reasons: \(walk.pickups) pickup, \(walk.habits) habit")
     }
 
-    /// A CSV file's text, gunzipped with /bin/gzip when its name ends in `.gz`.
+    /// A CSV file's text, gunzipped when it is gzip.
     static func text(of path: String) throws -> String {
-        guard path.hasSuffix(".gz") else { return try String(contentsOfFile: path, encoding: .utf8) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "gzip -dc \"$0\"", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try PlannedMatchesPredictCLITests.lines(path).joined(separator: "\n")
     }
 }
 
