@@ -10,14 +10,6 @@ import Testing
 /// instant, by the rules docs/model.md states, written from the days' side rather than the
 /// logs' (``HistoryCounts``).
 struct ReasonCountTests {
-    struct PredictionRecord: Decodable {
-        var device: String
-        var app: String
-        var fetch_at: String
-        var fetch_at_unix: Double
-        var reason: String
-    }
-
     /// What the walk checked: reasons of each kind, and the mismatches (with their reason).
     struct Walk {
         var habits = 0
@@ -36,7 +28,7 @@ struct ReasonCountTests {
             #expect(r.status == 0, "\(r.err)")
             let start = try #require(HistoryCounts.unixSeconds(at), "\(at)")
             for line in r.out.split(separator: "\n") {
-                let p = try JSONDecoder().decode(PredictionRecord.self, from: Data(line.utf8))
+                let p = try JSONDecoder().decode(PredictCLITests.PredictionRecord.self, from: Data(line.utf8))
                 let offset = try #require(HistoryCounts.utcOffset(p.fetch_at), "\(p.fetch_at)")
                 let launches = history.launches(of: p.device, before: start)
                 let local = p.fetch_at_unix + Double(offset)
