@@ -133,7 +133,18 @@ let package = Package(
             name: "FetchCastServeTests",
             dependencies: [
                 "FetchCastCore", "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast", "FetchCastTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Not HummingbirdTesting: its AsyncHTTPClient cost a clean test build about 2 minutes
+                // (Support/TestHTTP.swift has the loopback client these tests use).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

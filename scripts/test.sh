@@ -29,8 +29,9 @@ python_setup=$!
 # static build they made before took 490-640 s of a clean clone's 26-29 min).
 # Where a clean clone's build time goes (2026-11-30, 2 cores): of its 680-790 s on CI, BoringSSL
 # compiled twice (swift-nio-ssl's and swift-crypto's copies, both needed by postgres-nio) takes
-# about 330 s and the HTTP client only HummingbirdTesting needs (AsyncHTTPClient, NIOHTTP2,
-# NIOHPACK, NIOSOCKS, ...) about 130 s.
+# about 330 s. The HTTP client HummingbirdTesting needs (AsyncHTTPClient, NIOHTTP2, NIOHPACK,
+# NIOSOCKS, swift-algorithms, ...; about 130 s) is no longer built: the serve tests have a
+# loopback client of their own (Tests/FetchCastServeTests/Support/TestHTTP.swift).
 build=(-c release -Xswiftc -enable-testing)
 echo "== [+${SECONDS}s] building fetchcast and its tests (scripts/build.sh --tests: release with testing enabled; the first build takes several minutes)" >&2
 bin=$(scripts/build.sh --tests)

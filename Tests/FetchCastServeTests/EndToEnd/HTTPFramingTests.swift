@@ -2,7 +2,6 @@
 import FetchCastStore
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import NIOCore
 import Testing
 
@@ -97,7 +96,7 @@ struct HTTPFramingTests {
             let metrics = ServeFixture.bearer(ServeFixture.readToken)
             var lines: [Substring] = []
             for _ in 0..<100 {
-                let text = String(buffer: try await ServeFixture.request(port: port, .get, "/metrics", headers: metrics).body ?? ByteBuffer())
+                let text = String(buffer: try await ServeFixture.request(port: port, .get, "/metrics", headers: metrics).body)
                 lines = text.split(separator: "\n").filter { $0.hasPrefix("hb_requests{http_route=\"/v1/events\",http_request_method=\"POST\"") }
                 if lines.contains(where: { $0.contains("\"499\"") }) { break }
                 try await Task.sleep(for: .milliseconds(50))

@@ -6,11 +6,10 @@ import Foundation
 import Glibc
 #endif
 import Hummingbird
-import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// The application on a real loopback socket (HummingbirdTesting's `.live`, port 0).
+/// The application on a real loopback socket (port 0, Support/TestHTTP.swift).
 struct LiveTests {
     @Test func gzipBodiesAreIngestedAndOversizedOnesRefused() async throws {
         let fixture = try ServeFixture()

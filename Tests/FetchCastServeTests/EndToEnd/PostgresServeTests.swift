@@ -1,7 +1,6 @@
 import FetchCastTestSupport
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
 import NIOCore
 import Synchronization
 import Testing
@@ -17,7 +16,7 @@ struct PostgresServeTests {
     private func get(_ server: Server, _ uri: String) async throws -> (HTTPResponse.Status, String) {
         do {
             let r = try await ServeFixture.request(port: server.port, .get, uri, headers: ServeFixture.bearer(ServeFixture.readToken))
-            return (r.status, String(buffer: r.body ?? ByteBuffer()))
+            return (r.status, String(buffer: r.body))
         } catch {
             Issue.record("GET \(uri) on port \(server.port): \(error); its log: \(server.stderr.suffix(2000))")
             throw error
@@ -27,7 +26,7 @@ struct PostgresServeTests {
     private func post(_ server: Server, _ trace: String) async throws -> IngestBody {
         let r = try await ServeFixture.request(
             port: server.port, .post, "/v1/events", headers: ServeFixture.bearer(ServeFixture.ingestToken), body: ByteBuffer(string: trace))
-        #expect(r.status == .ok, "\(String(buffer: r.body ?? ByteBuffer()))")
+        #expect(r.status == .ok, "\(String(buffer: r.body))")
         return try r.json(IngestBody.self)
     }
 
@@ -58,7 +57,7 @@ struct PostgresServeTests {
         guard let r = try? await ServeFixture.request(
             port: port, method, uri, headers: ServeFixture.bearer(token), body: body.map { ByteBuffer(string: $0) })
         else { return nil }
-        return (r.status, r.headers[.retryAfter], String(buffer: r.body ?? ByteBuffer()))
+        return (r.status, r.headers[.retryAfter], String(buffer: r.body))
     }
 
     /// The database goes away under requests (every session of the server ended, none let in,

@@ -3,7 +3,6 @@ import FetchCastTestSupport
 import FetchCastTrace
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
 import NIOCore
 import Testing
 

@@ -1,7 +1,6 @@
 @testable import FetchCastServe
 @testable import FetchCastStore  // the store's connection, to count saved rows
 import Foundation
-import HummingbirdTesting
 import Testing
 
 /// After an ingest is folded, the server saves every changed device's caught-up scheduler in
@@ -9,12 +8,12 @@ import Testing
 /// none. (That a restored scheduler answers what replaying the history answers is
 /// `SchedulerWarmUpTests`' part.)
 struct WarmUpTests {
-    private func run(warms: Bool, _ body: @escaping @Sendable (any TestClientProtocol, Store) async throws -> Void) async throws {
+    private func run(warms: Bool, _ body: @escaping @Sendable (TestClient, Store) async throws -> Void) async throws {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
         configuration.warmsSchedulers = warms
         let (app, _) = try buildApplication(configuration: configuration)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let posted = try await client.execute(
                 uri: "/v1/events", method: .post, headers: ServeFixture.bearer(ServeFixture.ingestToken),
                 body: ServeFixture.buffer(ServeFixture.trace(devices: ["dev-1", "dev-2", "dev-3"])))

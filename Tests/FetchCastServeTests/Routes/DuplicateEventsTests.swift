@@ -3,19 +3,18 @@ import FetchCastPredict
 import FetchCastStore
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// `POST /v1/events` skips the events the store already holds (issue 27, item 11).
 struct DuplicateEventsTests {
-    typealias Client = any TestClientProtocol
+    typealias Client = TestClient
 
     struct Outcome: Decodable { var events: Int64; var duplicate: Bool; var duplicates: Int64; var file: String }
 
     func withServer(_ body: @escaping @Sendable (Client, ServeFixture) async throws -> Void) async throws {
         let fixture = try ServeFixture()
         let (app, _) = try buildApplication(configuration: try fixture.configuration())
-        try await app.test(.router) { client in try await body(client, fixture) }
+        try await app.test(.live) { client in try await body(client, fixture) }
     }
 
     func post(_ client: Client, _ text: String, query: String = "") async throws -> TestResponse {

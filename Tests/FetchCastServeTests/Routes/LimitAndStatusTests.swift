@@ -3,7 +3,6 @@
 import FetchCastTrace
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +11,7 @@ import Glibc
 
 /// Limits after decompression, statuses (405, HEAD, 507), ids, query rules, in process.
 struct LimitAndStatusTests {
-    typealias Client = any TestClientProtocol
+    typealias Client = TestClient
 
     func withServer(
         maxBody: Int = 1 << 20, maxDecodedBody: Int64 = 256 << 20, maxEvents: Int64 = 1_000_000,
@@ -21,7 +20,7 @@ struct LimitAndStatusTests {
         let fixture = try ServeFixture()
         let configuration = try fixture.configuration(maxBody: maxBody, maxDecodedBody: maxDecodedBody, maxEvents: maxEvents)
         let (app, _) = try buildApplication(configuration: configuration)
-        try await app.test(.router) { client in try await body(client, fixture) }
+        try await app.test(.live) { client in try await body(client, fixture) }
     }
 
     func post(_ client: Client, _ body: ByteBuffer, token: String = ServeFixture.ingestToken) async throws -> TestResponse {
@@ -148,7 +147,7 @@ struct LimitAndStatusTests {
         var configuration = try fixture.configuration()
         configuration.maxPastPlanDevices = 2
         let (app, _) = try buildApplication(configuration: configuration)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             #expect(try await post(client, ByteBuffer(string: ServeFixture.trace(devices: ["a", "b", "c"]))).status == .ok)
             let read = ServeFixture.bearer(ServeFixture.readToken)
             // Before every device's last event (2013-11-24): 3 histories to replay, over the limit of 2.

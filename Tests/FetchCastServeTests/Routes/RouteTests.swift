@@ -7,18 +7,18 @@ import FetchCastTrace
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
-/// Every route in process (HummingbirdTesting's `.router`): auth, bad input, limits, answers.
+/// Every route (the application on a loopback socket, Support/TestHTTP.swift): auth, bad input,
+/// limits, answers.
 struct RouteTests {
-    typealias Client = any TestClientProtocol
+    typealias Client = TestClient
 
     /// Builds a server on a fresh store and runs `body` against it.
     func withServer(maxBody: Int = 1 << 20, _ body: @escaping @Sendable (Client, ServeFixture) async throws -> Void) async throws {
         let fixture = try ServeFixture()
         let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: maxBody))
-        try await app.test(.router) { client in try await body(client, fixture) }
+        try await app.test(.live) { client in try await body(client, fixture) }
     }
 
     func post(_ client: Client, _ text: String, token: String = ServeFixture.ingestToken) async throws -> TestResponse {

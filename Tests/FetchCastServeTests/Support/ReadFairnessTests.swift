@@ -1,7 +1,6 @@
 @testable import FetchCastServe
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Synchronization
 import Testing
 
@@ -12,7 +11,7 @@ struct ReadFairnessTests {
         var configuration = try fixture.configuration()
         configuration.requestDeadline = .zero  // every read has waited longer by the time it starts
         let (app, _) = try buildApplication(configuration: configuration)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let response = try await client.execute(uri: "/v1/devices", method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers[.retryAfter] == "1")

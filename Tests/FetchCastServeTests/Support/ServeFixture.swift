@@ -2,7 +2,6 @@ import FetchCastServe
 import FetchCastTrace
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import NIOCore
 
 /// A fresh temporary directory with a store path and a tokens file; removed when released.
@@ -98,9 +97,8 @@ extension ServeFixture {
     /// ones can hold its few concurrency threads for a minute or more (the answer comes, late).
     static let clientConfiguration = TestClient.Configuration(timeout: .seconds(300))
 
-    /// Runs `body` with a patient client of the live server `live` (HummingbirdTesting's own
-    /// `.live` client gives up after 15 s).
-    static func withClient<T: Sendable>(of live: some TestClientProtocol, _ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
+    /// Runs `body` with a client of its own of the live server `live`.
+    static func withClient<T: Sendable>(of live: TestClient, _ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
         try await TestClient.withClient(host: "127.0.0.1", port: live.port!, configuration: clientConfiguration, operation: body)
     }
 }
@@ -112,7 +110,7 @@ extension ServeFixture {
     /// request of these tests is safe to repeat: ingest is idempotent.)
     static func request(
         port: Int, _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], body: ByteBuffer? = nil
-    ) async throws -> TestClient.Response {
+    ) async throws -> TestResponse {
         var attempt = 0
         while true {
             attempt += 1
@@ -120,20 +118,13 @@ extension ServeFixture {
                 return try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: clientConfiguration) {
                     try await $0.execute(.init(uri, method: method, headers: headers, body: body))
                 }
+            } catch TestClient.Failure.closed where attempt < 3 {
+                continue
             } catch let error as ChannelError where error == .ioOnClosedChannel && attempt < 3 {
                 continue
             }
         }
     }
-}
-
-extension TestClient.Response {
-    /// The body decoded as JSON.
-    func json<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONDecoder().decode(type, from: Data((body ?? ByteBuffer()).readableBytesView))
-    }
-
-    var status: HTTPResponse.Status { head.status }
 }
 
 extension TestResponse {
