@@ -152,7 +152,17 @@ final class TestClient: Sendable {
     let port: Int?
     private let configuration: Configuration
     private let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    private let connection = Mutex<(any Channel)?>(nil)
+    /// The connection, once asked for: tasks that ask at once share one connect.
+    private let connection = Mutex<Connection?>(nil)
+
+    /// Connections opened so far.
+    var connectionsOpened: Int { opened.load(ordering: .relaxed) }
+    private let opened = Atomic(0)
+
+    private enum Connection {
+        case connecting(EventLoopFuture<any Channel>)
+        case open(any Channel)
+    }
 
     init(host: String, port: Int, configuration: Configuration) {
         self.host = host
@@ -171,11 +181,15 @@ final class TestClient: Sendable {
 
     /// Closes the connection, if one is open.
     func shutdown() {
-        let channel = connection.withLock { channel in
-            defer { channel = nil }
-            return channel
+        let last = connection.withLock { current in
+            defer { current = nil }
+            return current
         }
-        channel?.close(promise: nil)
+        switch last {
+        case .connecting(let future): future.whenSuccess { $0.close(promise: nil) }
+        case .open(let channel): channel.close(promise: nil)
+        case nil: break
+        }
     }
 
     func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil) async throws -> TestResponse {
@@ -201,29 +215,51 @@ final class TestClient: Sendable {
         let written = channel.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenFailure { answer.fail($0) }
         channel.writeAndFlush(ResponseCollector.Asked(request: request, answer: answer), promise: written)
-        return try await answer.futureResult.get()
+        let response = try await answer.futureResult.get()
+        // Either side said this was the connection's last exchange: the next request opens another
+        // (not this one, which the server may not have closed yet).
+        if request.head.headerFields[.connection] == "close" || response.headers[.connection] == "close" {
+            connection.withLock { current in
+                if case .open(let open) = current, open === channel { current = nil }
+            }
+        }
+        return response
     }
 
-    /// The open connection, or a new one.
+    /// The open connection (or the one being opened), or a new one once the last was closed.
     private func openChannel() async throws -> any Channel {
-        if let open = connection.withLock({ $0 }), open.isActive { return open }
         guard let port else { throw Failure.closed }
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandlers([HTTP1ToHTTPClientCodec(), ResponseCollector()])
-                }
+        let future = connection.withLock { current -> EventLoopFuture<any Channel> in
+            switch current {
+            case .open(let channel) where channel.isActive: return channel.eventLoop.makeSucceededFuture(channel)
+            case .connecting(let future): return future
+            default:
+                let future = ClientBootstrap(group: group)
+                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                            try channel.pipeline.syncOperations.addHandlers([HTTP1ToHTTPClientCodec(), ResponseCollector()])
+                        }
+                    }
+                    .connect(host: host, port: port)
+                current = .connecting(future)
+                opened.add(1, ordering: .relaxed)
+                return future
             }
-            .connect(host: host, port: port)
-            .get()
-        let replaced = connection.withLock { open in
-            defer { open = channel }
-            return open
         }
-        replaced?.close(promise: nil)
-        return channel
+        do {
+            let channel = try await future.get()
+            connection.withLock { current in
+                if case .connecting(let pending) = current, pending === future { current = .open(channel) }
+            }
+            return channel
+        } catch {
+            connection.withLock { current in
+                if case .connecting(let pending) = current, pending === future { current = nil }
+            }
+            throw error
+        }
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
