@@ -8,6 +8,7 @@
 #
 #   bin=$(scripts/build.sh)           # fetchcast only
 #   bin=$(scripts/build.sh --tests)   # the test suites too (scripts/test.sh)
+#   scripts/build.sh --flags          # the build's flags, for `swift test ... --skip-build`
 #
 # One build serves the tests and the binary (issue 41): SwiftPM's release build with testing
 # enabled, the build `swift test -c release -Xswiftc -enable-testing` runs the suites from, in
@@ -22,6 +23,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 flags=(-c release -Xswiftc -enable-testing)
+if [[ "${1:-}" == "--flags" ]]; then
+  echo "${flags[*]}"
+  exit 0
+fi
 what=(--product fetchcast)
 [[ "${1:-}" == "--tests" ]] && what=(--build-tests)
 # SwiftPM evaluates a manifest that reads the environment (Hummingbird's does) again whenever a

@@ -32,7 +32,7 @@ python_setup=$!
 # about 330 s. The HTTP client HummingbirdTesting needs (AsyncHTTPClient, NIOHTTP2, NIOHPACK,
 # NIOSOCKS, swift-algorithms, ...; about 130 s) is no longer built: the serve tests have a
 # loopback client of their own (Tests/FetchCastServeTests/Support/TestHTTP.swift).
-build=(-c release -Xswiftc -enable-testing)
+read -ra build <<< "$(scripts/build.sh --flags)"
 echo "== [+${SECONDS}s] building fetchcast and its tests (scripts/build.sh --tests: release with testing enabled; the first build takes several minutes)" >&2
 bin=$(scripts/build.sh --tests)
 # A throwaway PostgreSQL 15 cluster (scripts/postgres.sh: a temporary directory, a free port on
@@ -52,9 +52,10 @@ echo "== [+${SECONDS}s] a PostgreSQL restart under load (fetchcast bench restart
 scripts/postgres.sh stop "$FETCHCAST_TEST_POSTGRES_DIR"
 trap - EXIT
 unset FETCHCAST_TEST_POSTGRES PGPASSWORD FETCHCAST_TEST_POSTGRES_DIR
-# The fuzzer runs on one core while schemathesis and the notebooks, which mostly wait on
-# one Python process, run beside it; its log is shown if it fails.
-echo "== [+${SECONDS}s] fuzzing the trace reader for 60 s (scripts/fuzz.sh), beside the next two steps" >&2
+# The fuzzer runs on one core while the steps up to the wait for it (schemathesis, the notebooks,
+# install-check, the demo), which mostly use one process at a time, run beside it; its log is
+# shown if it fails.
+echo "== [+${SECONDS}s] fuzzing the trace reader for 60 s (scripts/fuzz.sh), beside the steps up to the wait for it" >&2
 fuzz_log=$(mktemp)
 scripts/fuzz.sh 60 > "$fuzz_log" 2>&1 &
 fuzz=$!
@@ -81,11 +82,6 @@ grep -q "sections 1-3 read $user_run/out" "$user_run/freshness-vs-energy.ipynb" 
     || { echo "error: the notebook did not read FETCHCAST_EVALUATE_OUT" >&2; exit 1; }
 rm -rf "$user_run"
 
-echo "== [+${SECONDS}s] waiting for the fuzzer" >&2
-wait "$fuzz" || { cat "$fuzz_log" >&2; echo "error: scripts/fuzz.sh failed (see above)" >&2; exit 1; }
-tail -n 1 "$fuzz_log" >&2
-rm -f "$fuzz_log"
-
 # The installed binary is self-contained (scripts/build.sh's static link of the build above).
 echo "== [+${SECONDS}s] scripts/install-check.sh" >&2
 scripts/install-check.sh
@@ -105,4 +101,9 @@ rm -rf "$demo"
 # The analysis scripts' arithmetic on hand-computed cases (standard library only).
 echo "== [+${SECONDS}s] scripts/paired-bootstrap.py --self-test" >&2
 python3 scripts/paired-bootstrap.py --self-test
+echo "== [+${SECONDS}s] waiting for the fuzzer" >&2
+wait "$fuzz" || { cat "$fuzz_log" >&2; echo "error: scripts/fuzz.sh failed (see above)" >&2; exit 1; }
+tail -n 1 "$fuzz_log" >&2
+rm -f "$fuzz_log"
+
 echo "== [+${SECONDS}s] every test passed" >&2
