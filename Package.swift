@@ -133,8 +133,8 @@ let package = Package(
             name: "FetchCastServeTests",
             dependencies: [
                 "FetchCastCore", "FetchCastServe", "FetchCastPredict", "FetchCastStore", "FetchCastTrace", "fetchcast", "FetchCastTestSupport",
-                // Not HummingbirdTesting: its AsyncHTTPClient cost a clean test build about 2 minutes
-                // (Support/TestHTTP.swift has the loopback client these tests use).
+                // Not HummingbirdTesting: its AsyncHTTPClient cost a clean test build about 95 s of
+                // 834 on 2 cores (Support/TestHTTP.swift has the loopback client these tests use).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
