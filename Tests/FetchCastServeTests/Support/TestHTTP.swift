@@ -37,7 +37,7 @@ extension ApplicationProtocol {
                     throw error
                 }
             }
-            let port = try await app.started.wait()
+            let port = try await app.started.futureResult.get()
             let client = TestClient(host: "127.0.0.1", port: port, configuration: ServeFixture.clientConfiguration)
             do {
                 let value = try await body(client)
@@ -57,8 +57,8 @@ extension ApplicationProtocol {
 private struct LiveApplication<Base: ApplicationProtocol>: ApplicationProtocol, Service {
     typealias Responder = Base.Responder
     let base: Base
-    /// The port, once the server listens.
-    let started = OneValue<Int>()
+    /// The port, once the server listens (a promise completes once: a later failure is ignored).
+    let started = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Int.self)
 
     var responder: Responder { get async throws { try await base.responder } }
     var server: HTTPServerBuilder { base.server }
@@ -71,42 +71,6 @@ private struct LiveApplication<Base: ApplicationProtocol>: ApplicationProtocol, 
     @Sendable func onServerRunning(_ channel: any Channel) async {
         await base.onServerRunning(channel)
         if let port = channel.localAddress?.port { started.succeed(port) } else { started.fail(TestClient.Failure.serverStopped) }
-    }
-}
-
-/// A value set once (or failed once) that any number of tasks wait for.
-final class OneValue<Value: Sendable>: Sendable {
-    private enum State {
-        case waiting([CheckedContinuation<Value, any Error>])
-        case done(Result<Value, any Error>)
-    }
-    private let state = Mutex(State.waiting([]))
-
-    func succeed(_ value: Value) { finish(.success(value)) }
-    func fail(_ error: any Error) { finish(.failure(error)) }
-
-    private func finish(_ result: Result<Value, any Error>) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
-            guard case .waiting(let waiting) = state else { return [] }
-            state = .done(result)
-            return waiting
-        }
-        for continuation in waiting { continuation.resume(with: result) }
-    }
-
-    func wait() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let done = state.withLock { state -> Result<Value, any Error>? in
-                switch state {
-                case .waiting(let waiting):
-                    state = .waiting(waiting + [continuation])
-                    return nil
-                case .done(let result):
-                    return result
-                }
-            }
-            if let done { continuation.resume(with: done) }
-        }
     }
 }
 
