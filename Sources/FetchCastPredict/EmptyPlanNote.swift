@@ -16,11 +16,33 @@ package enum EmptyPlanNote {
     /// ``sentence(device:horizonHours:lastEvent:from:budget:pickupRule:)`` from the device's model
     /// (`nil`: not known), planned from `start` (`nil`: its last event).
     package static func sentence(device: String, horizonHours: Double, model: DeviceModel?, from start: Double?, budget: Double) -> String {
-        let lastEvent = model.flatMap { m in m.lastEventTime.map { ($0, m.configuration.tau) } }
+        sentence(device: device, horizonHours: horizonHours, facts: model.map(Facts.init), from: start, budget: budget)
+    }
+
+    /// ``sentence(device:horizonHours:model:from:budget:)`` from what it reads of the model.
+    package static func sentence(device: String, horizonHours: Double, facts: Facts?, from start: Double?, budget: Double) -> String {
+        let lastEvent = facts.flatMap { f in f.lastEventTime.map { ($0, f.tau) } }
         let from = start ?? lastEvent?.0
         return sentence(
             device: device, horizonHours: horizonHours, lastEvent: lastEvent, from: start, budget: budget,
-            pickupRule: from.flatMap { model?.pickupClockRule(from: $0) })
+            pickupRule: from.flatMap { facts?.pickupClock.rule(from: $0) })
+    }
+
+    /// What a note reads of a device's model: its last event, τ and the pickup clock's facts.
+    /// A plan kept in a service's memory keeps them once read, so that its device's empty plan
+    /// is noted again without a read of the store while the plan stands.
+    package struct Facts: Sendable, Hashable {
+        package var lastEventTime: Double?
+        package var tau: Double
+        package var pickupClock: PickupClockFacts
+
+        package init(lastEventTime: Double?, tau: Double, pickupClock: PickupClockFacts) {
+            (self.lastEventTime, self.tau, self.pickupClock) = (lastEventTime, tau, pickupClock)
+        }
+
+        package init(_ model: DeviceModel) {
+            (lastEventTime, tau, pickupClock) = (model.lastEventTime, model.configuration.tau, model.pickupClockFacts)
+        }
     }
 
     /// The rule that stops plans after a device's silence when it applies (a daily habit eight

@@ -185,6 +185,15 @@ package struct KeptPlanTable: Sendable {
     package var epoch: PlanEpoch
     /// The store's last event when the table was read.
     package var read: Int64
+    /// What its device's empty-plan note reads of the device's latest model and that model's
+    /// last observed time (Unix seconds), once a plan's note read them
+    /// (``PlansInMemory/keepNote(_:device:table:)``): a note for a start after `seen` is theirs.
+    package var note: (facts: EmptyPlanNote.Facts, seen: Double?)?
+
+    /// Whether `other` is this table as read once (a note kept with one is of the other).
+    package func isSame(as other: KeptPlanTable) -> Bool {
+        (device, since, watermark, epoch, read) == (other.device, other.since, other.watermark, other.epoch, other.read)
+    }
 
     /// The plan from `start` (``PlanTable/predictions(binary:device:from:count:)``); `nil` when
     /// the table does not cover `start`.

@@ -12,7 +12,8 @@ import Testing
 /// processes on one database), folds or none, warm-ups, forgotten files and restarts, every plan
 /// a service answers equals the plan of a new repository without caches, reading the store at
 /// that moment by the readers' rule (``FetchCastService``: a device's events not yet folded are
-/// folded in memory, with the prior of the last saved fold).
+/// folded in memory, with the prior of the last saved fold), and an empty plan asked with its
+/// note has that repository's note.
 struct PlanSourcesPropertyTests {
     static let devices = ["d0", "d1", "d2", "d3"]
     static let day0 = 1_699_833_600  // 2023-11-13T00:00:00Z, a Monday
@@ -60,7 +61,10 @@ struct PlanSourcesPropertyTests {
         var steps: [String]
         var served: [Prediction]
         var fresh: [Prediction]
+        /// The notes served and fresh, when they differ.
+        var notes: (served: String?, fresh: String?)?
         var description: String {
+            if let notes { return "after \(steps.joined(separator: "; ")):\nnote served \(notes.served ?? "none")\nnote fresh  \(notes.fresh ?? "none")" }
             let first = zip(served, fresh).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(served.count, fresh.count)
             func shown(_ plan: [Prediction]) -> String {
                 first < plan.count ? "\(plan[first].app)@\(plan[first].fetchAt) p=\(plan[first].launchProbability) \(plan[first].reason)" : "nothing"
@@ -71,7 +75,7 @@ struct PlanSourcesPropertyTests {
     }
 
     struct Outcome: Sendable {
-        var asked = 0, nonEmpty = 0, answeredAhead = 0, fromMemory = 0
+        var asked = 0, nonEmpty = 0, noted = 0, answeredAhead = 0, fromMemory = 0, notedFromMemory = 0
         var mismatches: [Mismatch] = []
     }
 
@@ -98,6 +102,25 @@ struct PlanSourcesPropertyTests {
             let repository = ModelRepository(modelStore: store)
             repository.savesFolds = false
             return try Predictor.predict(request, snapshot: try repository.refresh(devices: [request.device!]))
+        }
+
+        /// ``freshPlan(_:)`` and, when it is empty, its note: the cause the device's model before
+        /// the plan's start gives (``EmptyPlanNote``).
+        func freshPlanWithNote(_ request: PredictionRequest) throws -> (fetches: [Prediction], note: String?) {
+            let store: any ModelStore
+            switch log.engine {
+            case .sqlite: store = try Store(path: log.location, access: .read)
+            case .postgres: store = try PostgresModelStore.open(try PostgresLocation(url: log.location))
+            }
+            defer { (store as? PostgresModelStore)?.close() }
+            let repository = ModelRepository(modelStore: store)
+            repository.savesFolds = false
+            let device = request.device!, at = request.at!
+            let snapshot = try repository.refresh(devices: [device])
+            let plan = try Predictor.predict(request, snapshot: snapshot)
+            guard plan.isEmpty else { return (plan, nil) }
+            let model = try snapshot.device(named: device).flatMap { try snapshot.model(of: $0, before: at) }
+            return (plan, EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: at, budget: request.budget))
         }
 
         func forget(_ name: String) async throws {
@@ -160,18 +183,32 @@ struct PlanSourcesPropertyTests {
                 request.at = Double(day0 + lastDay * 86_400 + Int.random(in: (6 * 3600)...(40 * 3600), using: &random) / 60 * 60)
                 let withNote = Bool.random(using: &random)
                 let asked = request
-                let served = try await offThread { try withNote ? service.planWithNote(asked).fetches : service.plan(asked) }
-                let fresh = try await offThread { try target.freshPlan(asked) }
-                outcome.asked += 1
-                if !fresh.isEmpty { outcome.nonEmpty += 1 }
-                if served != fresh {
-                    outcome.mismatches.append(Mismatch(steps: log + ["plan \(device) at \(Int(asked.at!)) via \(s)"], served: served, fresh: fresh))
+                typealias Answer = (fetches: [Prediction], note: String?)
+                // With its note, the plan is asked again nine days later too: the device silent.
+                var later = asked
+                later.at = asked.at! + 9 * 86_400
+                let requests: [PredictionRequest] = withNote ? [asked, later] : [asked]
+                for i in requests.indices {
+                    let request = requests[i]
+                    let served: Answer = try await offThread { try withNote ? service.planWithNote(request) : (service.plan(request), nil) }
+                    let fresh: Answer = try await offThread { try withNote ? target.freshPlanWithNote(request) : (target.freshPlan(request), nil) }
+                    if i == 0 {
+                        outcome.asked += 1
+                        if !fresh.fetches.isEmpty { outcome.nonEmpty += 1 }
+                    }
+                    if withNote && fresh.fetches.isEmpty { outcome.noted += 1 }
+                    if served.fetches != fresh.fetches || served.note != fresh.note {
+                        outcome.mismatches.append(Mismatch(
+                            steps: log + ["plan \(device) at \(Int(request.at!)) via \(s)"], served: served.fetches, fresh: fresh.fetches,
+                            notes: served.note == fresh.note ? nil : (served.note, fresh.note)))
+                    }
                 }
                 log.append("plan \(device) via \(s)")
             }
         }
         outcome.answeredAhead = services.reduce(0) { $0 + $1.plansAnsweredAhead }
         outcome.fromMemory = services.reduce(0) { $0 + $1.plansInMemory.answered }
+        outcome.notedFromMemory = services.reduce(0) { $0 + $1.notesFromMemory }
         return outcome
     }
 
@@ -191,6 +228,6 @@ struct PlanSourcesPropertyTests {
             #expect(outcome.answeredAhead > 0)
             if engine == .postgres { #expect(outcome.fromMemory > 0) }
         }
-        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.nonEmpty) not empty, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory)")
+        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.nonEmpty) not empty, \(outcome.noted) empty with a note, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory, \(outcome.notedFromMemory) noted there)")
     }
 }

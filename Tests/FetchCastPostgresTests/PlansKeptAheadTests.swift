@@ -214,6 +214,71 @@ struct PlansKeptAheadTests {
     /// asked after the first service's ingest returned includes those events: the same plans as
     /// an SQLite service's. Two names that only look alike, with histories of their own, keep
     /// tables of their own.
+    /// An empty plan answered from memory is noted as a plan read from the store is (SQLite's
+    /// service's note, word for word) at every start: from the store the first time, then from
+    /// what its table keeps; after the device's new launch, from its new events. Two devices
+    /// with three launches at no set time over three days: nothing is planned for them.
+    @Test func emptyPlansFromMemoryAreNotedAsFromTheStore() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        let devices = ["quiet-0", "quiet-1"]
+        let last = 1_700_000_000 + 2 * 86_400 + 3_900
+        var rows = ["time,device,app,event"]
+        for device in devices {
+            rows += ["\(1_700_000_000),\(device),mail,launch", "\(1_700_000_000 + 86_400 + 23_000),\(device),mail,launch", "\(last),\(device),mail,launch"]
+        }
+        let first = try directory.write("a.csv", rows.joined(separator: "\n") + "\n")
+        let later = try directory.write("b.csv", "time,device,app,event\n\(last + 5 * 86_400),quiet-1,mail,launch\n")
+        let url = database.url, sqlitePath = directory.path + "/s.sqlite"
+        // An hour and ten days after the last launch; ten days again after quiet-1's new launch.
+        let starts = [last + 3600, last + 10 * 86_400]
+        struct Seen: Sendable {
+            var sqlite: [String?] = [], postgres: [String?] = [], empty: [Bool] = []
+            var noted = 0, answered = 0, sqliteAfter: [String?] = [], after: [String?] = []
+        }
+        let seen = try await offThread { () throws -> Seen in
+            var seen = Seen()
+            let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
+            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+            for service in [writer, sqlite] {
+                _ = try service.ingest(file: first, name: "a")
+                try service.foldPending()
+                _ = try service.keepSchedulersCurrent()
+            }
+            func noted(_ service: FetchCastService, _ device: String, _ at: Int) throws -> (Bool, String?) {
+                let answer = try service.planWithNote(PredictionRequest(device: device, at: Double(at)))
+                return (answer.fetches.isEmpty, answer.note)
+            }
+            for _ in 0..<2 {
+                for device in devices {
+                    for at in starts {
+                        let (empty, note) = try noted(reader, device, at)
+                        seen.empty.append(empty)
+                        seen.postgres.append(note)
+                        seen.sqlite.append(try noted(sqlite, device, at).1)
+                    }
+                }
+            }
+            seen.noted = reader.notesFromMemory
+            seen.answered = reader.plansInMemory.answered
+            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
+            for device in devices {
+                seen.after.append(try noted(reader, device, starts[1]).1)
+                seen.sqliteAfter.append(try noted(sqlite, device, starts[1]).1)
+            }
+            return seen
+        }
+        #expect(seen.empty == Array(repeating: true, count: 8))
+        #expect(seen.postgres == seen.sqlite)
+        #expect(seen.postgres[0] != seen.postgres[1] && seen.postgres[1]?.contains("silent for 10 days") == true, "\(seen.postgres)")
+        #expect(seen.answered == 6 && seen.noted == 6, "all but each table's first plan and note from memory: \(seen.answered), \(seen.noted)")
+        #expect(seen.after == seen.sqliteAfter)
+        #expect(seen.after[0] == seen.postgres[1] && seen.after[1] != seen.postgres[3], "quiet-1's note is of its new launch: \(seen.after)")
+    }
+
     @Test func plansInMemoryIncludeAnotherProcesssEventsOnceItsIngestReturned() async throws {
         let database = try await PostgresTestDatabase.create()
         defer { Task { await database.drop() } }

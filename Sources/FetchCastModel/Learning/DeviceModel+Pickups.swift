@@ -113,10 +113,34 @@ extension DeviceModel {
     /// ``LearnedPolicy/seekPickupLook(from:)``). `nil` when the clock may look: whether a look then
     /// fetches is the bar's to say. What an empty plan's note names (issue 39).
     package func pickupClockRule(from start: Double) -> PickupClockRule? {
-        if habitLog.days.count < Self.pickupMinimumObservedDays { return .fewDays(habitLog.days.count) }
-        if pickupLog.pickups.count < Self.pickupMinimumDays { return .fewPickups(pickupLog.pickups.count) }
-        if let last = lastLaunchAny, start >= last + pickupLongestSilence {
-            return .longSilence(lastLaunch: last, limit: pickupLongestSilence)
+        pickupClockFacts.rule(from: start)
+    }
+
+    /// What ``pickupClockRule(from:)`` reads of the model.
+    package var pickupClockFacts: PickupClockFacts {
+        PickupClockFacts(
+            observedDays: habitLog.days.count, pickups: pickupLog.pickups.count, lastLaunch: lastLaunchAny,
+            longestSilence: pickupLongestSilence)
+    }
+}
+
+/// What the pickup clock's rules (``DeviceModel/pickupClockRule(from:)``) read of a device's
+/// model, apart from it: what a plan kept in a service's memory keeps for its empty-plan note.
+package struct PickupClockFacts: Sendable, Hashable {
+    /// Days of use, pickups, the last launch of any app (Unix seconds) and
+    /// ``DeviceModel/pickupLongestSilence``.
+    package var observedDays: Int, pickups: Int, lastLaunch: Double?, longestSilence: Double
+
+    package init(observedDays: Int, pickups: Int, lastLaunch: Double?, longestSilence: Double) {
+        (self.observedDays, self.pickups, self.lastLaunch, self.longestSilence) = (observedDays, pickups, lastLaunch, longestSilence)
+    }
+
+    /// ``DeviceModel/pickupClockRule(from:)``.
+    package func rule(from start: Double) -> PickupClockRule? {
+        if observedDays < DeviceModel.pickupMinimumObservedDays { return .fewDays(observedDays) }
+        if pickups < DeviceModel.pickupMinimumDays { return .fewPickups(pickups) }
+        if let lastLaunch, start >= lastLaunch + longestSilence {
+            return .longSilence(lastLaunch: lastLaunch, limit: longestSilence)
         }
         return nil
     }

@@ -58,7 +58,34 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
     ) throws -> [Prediction]? {
-        try plans(devices: [name], from: start, count: count, check: check, read: { _ in try read() })[0]
+        try keptPlan(device: name, from: start, count: count, check: check, read: read)?.plan
+    }
+
+    /// ``plan(device:from:count:check:read:)`` with the table that answered it, which
+    /// ``keepNote(_:device:table:)`` takes.
+    package func keptPlan(
+        device name: String, from start: Double, count: Int,
+        check: (Int64) throws -> ModelRepository.PlanChanges?,
+        read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) throws -> (plan: [Prediction], table: KeptPlanTable)? {
+        try answers(devices: [name], from: start, count: count, check: check, read: { _ in try read() })[0]
+    }
+
+    /// Keeps with `name`'s table what its empty-plan note reads of the device's latest model
+    /// (``KeptPlanTable/note``), when the table kept is still `table` (the one that answered the
+    /// plan the note was read for). The note is read after that plan's check, so it is of the
+    /// table's events or of later ones; it is used only after a later check found no event of
+    /// the device or every device since the table, so only while it is of the table's.
+    package func keepNote(_ note: (facts: EmptyPlanNote.Facts, seen: Double?), device name: String, table: KeptPlanTable) {
+        let key = Array(name.utf8)
+        var dropped: [KeptPlanTable] = []
+        condition.lock()
+        if var kept = state.tables.value(for: key), kept.isSame(as: table), kept.note == nil {
+            kept.note = note
+            dropped = state.tables.keep(kept, for: key, cost: Self.cost(kept, key: key))
+        }
+        condition.unlock()
+        _ = dropped  // released here, after the lock
     }
 
     /// The plans of `names` from `start` (a request plan tables keep, a sweep's batch) after one
@@ -71,6 +98,15 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         check: (Int64) throws -> ModelRepository.PlanChanges?,
         read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
     ) throws -> [[Prediction]?] {
+        try answers(devices: names, from: start, count: count, check: check, read: read).map { $0?.plan }
+    }
+
+    /// ``plans(devices:from:count:check:read:)``, each with the table that answered it.
+    private func answers(
+        devices names: [String], from start: Double, count: Int,
+        check: (Int64) throws -> ModelRepository.PlanChanges?,
+        read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
         let keys = names.map { Array($0.utf8) }
         condition.lock()
         let held = state.origin == nil || keys.contains { state.tables.contains($0) }
@@ -81,15 +117,15 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
                 keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } }
             })
             : Array(repeating: nil, count: names.count)
-        var plans: [[Prediction]?] = Array(repeating: nil, count: names.count)
+        var plans: [(plan: [Prediction], table: KeptPlanTable)?] = Array(repeating: nil, count: names.count)
         var fromStore: [(key: [UInt8], table: KeptPlanTable)] = []
         var answered = 0
         for (i, name) in names.enumerated() {
             if let table = found?[i], let plan = table.predictions(device: name, from: start, count: count) {
-                plans[i] = plan
+                plans[i] = (plan, table)
                 answered += 1
             } else if let (plan, table) = try read(name) {
-                plans[i] = plan
+                plans[i] = (plan, table)
                 fromStore.append((keys[i], table))
             }
         }
@@ -141,7 +177,7 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
     }
 
     /// About how many bytes a table kept for `key` takes.
-    private static func cost(_ table: KeptPlanTable, key: [UInt8]) -> Int { table.table.count + key.count + 128 }
+    private static func cost(_ table: KeptPlanTable, key: [UInt8]) -> Int { table.table.count + key.count + (table.note == nil ? 128 : 192) }
 
     /// Keeps tables read from the store (under the lock): only those read after the first check
     /// (the checks from the one before their read on see every file after it), of the epoch the

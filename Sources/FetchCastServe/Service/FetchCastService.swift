@@ -48,6 +48,8 @@ package final class FetchCastService: Sendable {
     private let now: @Sendable () -> Double
     /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
     fileprivate let answeredAhead = Atomic<Int>(0)
+    /// Empty plans from memory noted from what their table keeps (``KeptPlanTable/note``).
+    private let notedFromMemory = Atomic<Int>(0)
     /// Plans kept ahead in memory too (a store a round trip away), or `nil`.
     private let inMemory: PlansInMemory?
     /// Readers in use at most (``ServiceStorage/maxReaders``), or `nil`: no limit.
@@ -198,21 +200,36 @@ package final class FetchCastService: Sendable {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
         var request = request
         if request.at == nil { request.at = now() }
+        func sentence(_ facts: EmptyPlanNote.Facts?) -> String {
+            EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, facts: facts, from: request.at, budget: request.budget)
+        }
         func note(_ snapshot: ModelRepository.Snapshot) throws -> String {
             // The model the plan was made from: the device's events before the plan's start.
             let id = snapshot.device(named: device)
             let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
-            return EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: request.at, budget: request.budget)
+            return sentence(model.map(EmptyPlanNote.Facts.init))
         }
         // The device's plans kept ahead by the warm-up, while they are exactly these: from
         // memory after a check of the store, without a reader, when this service keeps them there.
-        if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let planned = try inMemory.plan(
+        if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let (planned, table) = try inMemory.keptPlan(
             device: name, from: start, count: request.count, check: checkChanges,
             read: { try self.withReader { try $0.repository.precomputedPlanKeeping(request) } })
         {
             answeredAhead.add(1, ordering: .relaxed)
             guard withNote, planned.isEmpty else { return (planned, nil) }
-            return (planned, try withReader { try note(try $0.repository.refresh(devices: [device])) })
+            // The note from what the table keeps of the device's latest model, which is the
+            // model before a start after its last observed time; else read, and kept.
+            if let kept = table.note, kept.seen.map({ $0 < start }) ?? true {
+                notedFromMemory.add(1, ordering: .relaxed)
+                return (planned, sentence(kept.facts))
+            }
+            return (planned, try withReader { reader in
+                let snapshot = try reader.repository.refresh(devices: [device])
+                if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
+                    inMemory.keepNote((EmptyPlanNote.Facts(latest), latest.lastObservedTime), device: name, table: table)
+                }
+                return try note(snapshot)
+            })
         }
         return try withReader { reader in
             if inMemory == nil, let planned = try reader.repository.precomputedPlan(request) {
@@ -370,6 +387,9 @@ package final class FetchCastService: Sendable {
     /// How many plans ``plan(_:)`` answered from the plans the warm-up kept ahead (the rest were
     /// made from the device's scheduler).
     package var plansAnsweredAhead: Int { answeredAhead.load(ordering: .relaxed) }
+
+    /// How many empty plans answered from memory were noted without a read of the store.
+    package var notesFromMemory: Int { notedFromMemory.load(ordering: .relaxed) }
 
     // MARK: Devices and models
 
