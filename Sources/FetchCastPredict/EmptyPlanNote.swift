@@ -28,20 +28,46 @@ package enum EmptyPlanNote {
             pickupRule: from.flatMap { facts?.pickupClock.rule(from: $0) })
     }
 
-    /// What a note reads of a device's model: its last event, τ and the pickup clock's facts.
-    /// A plan kept in a service's memory keeps them once read, so that its device's empty plan
-    /// is noted again without a read of the store while the plan stands.
+    /// What a note reads of a device's model: its last event, τ and the pickup clock's facts,
+    /// with the last instant the model observed. A plan table keeps them (``KeptPlanTable/note``),
+    /// so that its device's empty plan is noted without reading the model while the table
+    /// answers: for a start after ``lastObservedTime``, the model a plan is made from is this one.
     package struct Facts: Sendable, Hashable {
         package var lastEventTime: Double?
         package var tau: Double
         package var pickupClock: PickupClockFacts
+        package var lastObservedTime: Double?
 
-        package init(lastEventTime: Double?, tau: Double, pickupClock: PickupClockFacts) {
-            (self.lastEventTime, self.tau, self.pickupClock) = (lastEventTime, tau, pickupClock)
+        package init(lastEventTime: Double?, tau: Double, pickupClock: PickupClockFacts, lastObservedTime: Double?) {
+            (self.lastEventTime, self.tau, self.pickupClock, self.lastObservedTime) = (lastEventTime, tau, pickupClock, lastObservedTime)
         }
 
         package init(_ model: DeviceModel) {
-            (lastEventTime, tau, pickupClock) = (model.lastEventTime, model.configuration.tau, model.pickupClockFacts)
+            self.init(lastEventTime: model.lastEventTime, tau: model.configuration.tau, pickupClock: model.pickupClockFacts,
+                      lastObservedTime: model.lastObservedTime)
+        }
+
+        /// Whether they are those of the model a plan from `start` is made from (as
+        /// ``ModelRepository/Snapshot/model(of:before:)`` picks it): the model has observed
+        /// nothing at or after `start`.
+        package func apply(from start: Double) -> Bool { lastObservedTime.map { $0 < start } ?? true }
+
+        func encode(into w: inout BinaryWriter) {
+            w.optionalDouble(lastEventTime)
+            w.double(tau)
+            w.int(pickupClock.observedDays)
+            w.int(pickupClock.pickups)
+            w.optionalDouble(pickupClock.lastLaunch)
+            w.double(pickupClock.longestSilence)
+            w.optionalDouble(lastObservedTime)
+        }
+
+        init(from r: inout BinaryReader) throws {
+            lastEventTime = try r.optionalDouble()
+            tau = try r.double()
+            let (days, pickups, lastLaunch, silence) = (try r.int(), try r.int(), try r.optionalDouble(), try r.double())
+            pickupClock = PickupClockFacts(observedDays: days, pickups: pickups, lastLaunch: lastLaunch, longestSilence: silence)
+            lastObservedTime = try r.optionalDouble()
         }
     }
 

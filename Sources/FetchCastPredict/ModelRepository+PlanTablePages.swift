@@ -37,10 +37,10 @@ extension ModelRepository {
             for row in rows where row.key.hasSuffix(suffix) && row.watermark <= last {
                 let id = row.key.dropFirst(Self.planTablePrefix.count).dropLast(suffix.count)
                 guard let device = Int64(id), !stale.contains(device), let name = names.devices[device],
-                      let encoded = Self.planTable(row.state, epoch: epoch)
+                      let (encoded, note) = Self.planTable(row.state, epoch: epoch)
                 else { continue }
                 let table = KeptPlanTable(device: device, table: encoded, since: max(row.watermark, marker.last), watermark: row.watermark,
-                                          epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last)
+                                          epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last, note: note)
                 page.tables.append((name, table))
             }
             return page

@@ -20,42 +20,52 @@ extension ModelRepository {
     /// The start of every plan table's key.
     static let planTablePrefix = "plans:"
 
-    /// The format of a saved table row: this version, the prior epoch's watermark and tag, then
-    /// the table (``PlanTable/binaryEncoded()``); the row's watermark is the store's last event
-    /// as of the planning. Version 3: planned with a habit's chance from 4 pseudo-days; version 4:
-    /// with their chance placed within the hour (``HabitLog`` placement; older tables are planned
-    /// again).
-    static let planTableVersion = 4
+    /// The format of a saved table row: this version, the prior epoch's watermark and tag, the
+    /// table (``PlanTable/binaryEncoded()``), then whether the note's facts follow and
+    /// ``EmptyPlanNote/Facts`` of the model it was planned from; the row's watermark is the store's
+    /// last event as of the planning. Version 3: planned with a habit's chance from 4 pseudo-days;
+    /// version 4: with their chance placed within the hour (``HabitLog`` placement; older tables
+    /// are planned again); version 5: the note's facts (a row of version 4 is read without them).
+    static let planTableVersion = 5
 
-    /// A saved row read in place (``planTableRecord(_:device:watermark:epoch:)``'s format): the
-    /// prior epoch it was planned in and the table (``PlanTable/binaryEncoded()``, valid while
-    /// `row` is); `nil` when the row is of another version or damaged.
-    static func planTableRow(_ row: UnsafeRawBufferPointer) -> (epoch: PlanEpoch, table: UnsafeRawBufferPointer)? {
+    /// A saved row read in place (``planTableRecord(_:device:watermark:epoch:note:)``'s format):
+    /// the prior epoch it was planned in, the table (``PlanTable/binaryEncoded()``, valid while
+    /// `row` is) and the note's facts; `nil` when the row is of another version or damaged.
+    static func planTableRow(_ row: UnsafeRawBufferPointer) -> (epoch: PlanEpoch, table: UnsafeRawBufferPointer, note: EmptyPlanNote.Facts?)? {
         var r = BinaryReader(row)
-        guard (try? r.int()) == planTableVersion, let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(),
-              let encoded = try? r.blob(), r.offset == row.count
+        guard let version = try? r.int(), version == planTableVersion || version == 4,
+              let epochWatermark = try? r.uint64(), let epochTag = try? r.uint64(), let encoded = try? r.blob()
         else { return nil }
-        return (PlanEpoch(watermark: Int64(bitPattern: epochWatermark), tag: epochTag), encoded)
+        var note: EmptyPlanNote.Facts?
+        if version == planTableVersion {
+            guard let noted = try? r.bool() else { return nil }
+            if noted { guard let facts = try? EmptyPlanNote.Facts(from: &r) else { return nil }; note = facts }
+        }
+        guard r.offset == row.count else { return nil }
+        return (PlanEpoch(watermark: Int64(bitPattern: epochWatermark), tag: epochTag), encoded, note)
     }
 
-    /// The table a saved row holds when the row is of this format and was planned in `epoch`;
-    /// otherwise `nil`.
-    static func planTable(_ row: [UInt8], epoch: PriorEpoch) -> [UInt8]? {
+    /// The table a saved row holds, and its note's facts, when the row is of this format and
+    /// was planned in `epoch`; otherwise `nil`.
+    static func planTable(_ row: [UInt8], epoch: PriorEpoch) -> (table: [UInt8], note: EmptyPlanNote.Facts?)? {
         row.withUnsafeBytes { bytes in
-            guard let (planned, encoded) = planTableRow(bytes), planned == PlanEpoch(watermark: epoch.watermark, tag: epoch.tag)
+            guard let (planned, encoded, note) = planTableRow(bytes), planned == PlanEpoch(watermark: epoch.watermark, tag: epoch.tag)
             else { return nil }
-            return Array(encoded)
+            return (Array(encoded), note)
         }
     }
 
     /// The row keeping `table` for `device`, planned from a snapshot read when the store's last
-    /// event was `watermark` and the prior epoch was `epoch`.
-    func planTableRecord(_ table: PlanTable, device: Int64, watermark: Int64, epoch: PriorEpoch) -> Store.ModelStateRecord {
+    /// event was `watermark` and the prior epoch was `epoch`, with the note's facts of the
+    /// device's model in that snapshot.
+    func planTableRecord(_ table: PlanTable, device: Int64, watermark: Int64, epoch: PriorEpoch, note: EmptyPlanNote.Facts?) -> Store.ModelStateRecord {
         var w = BinaryWriter()
         w.int(Self.planTableVersion)
         w.uint64(UInt64(bitPattern: epoch.watermark))
         w.uint64(epoch.tag)
         w.blob(table.binaryEncoded())
+        w.bool(note != nil)
+        note?.encode(into: &w)
         return Store.ModelStateRecord(key: planTableKey(device: device), watermark: watermark, state: w.bytes)
     }
 
@@ -69,10 +79,16 @@ extension ModelRepository {
         try precomputedPlan(request, keeping: false)?.plan
     }
 
+    /// ``precomputedPlan(_:)`` and the note's facts its table keeps (`nil` for a table of
+    /// format 4), for a plan answered with its note.
+    package func precomputedPlanNoting(_ request: PredictionRequest) throws -> (plan: [Prediction], note: EmptyPlanNote.Facts?)? {
+        try precomputedPlan(request, keeping: false).map { ($0.plan, $0.note) }
+    }
+
     /// ``precomputedPlan(_:)``, and a copy of the table it came from with what says whether it
     /// still answers (``KeptPlanTable``), for a process that keeps tables in memory.
     package func precomputedPlanKeeping(_ request: PredictionRequest) throws -> (plan: [Prediction], table: KeptPlanTable)? {
-        guard let (plan, table) = try precomputedPlan(request, keeping: true), let table else { return nil }
+        guard let (plan, table, _) = try precomputedPlan(request, keeping: true), let table else { return nil }
         return (plan, table)
     }
 
@@ -85,7 +101,9 @@ extension ModelRepository {
         return (name, start)
     }
 
-    private func precomputedPlan(_ request: PredictionRequest, keeping: Bool) throws -> (plan: [Prediction], table: KeptPlanTable?)? {
+    private func precomputedPlan(_ request: PredictionRequest, keeping: Bool) throws
+        -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)?
+    {
         guard let (name, start) = Self.keptAhead(request) else { return nil }
         let known = namesCache?.deviceIDs[Array(name.utf8)]
         let keys = { (device: Int64) in [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey, self.planTableKey(device: device)] }
@@ -96,7 +114,7 @@ extension ModelRepository {
         }) {
             return plan
         }
-        return try store.readTransaction { () throws -> (plan: [Prediction], table: KeptPlanTable?)? in
+        return try store.readTransaction { () throws -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)? in
             // What follows reads these rows (and the last event's number, which the names are
             // checked against): one round trip on a server database.
             try store.prefetchModelStates(keys: known.map(keys) ?? [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey], device: known)
@@ -106,18 +124,18 @@ extension ModelRepository {
 
     /// ``precomputedPlan(_:)``'s reads and checks, inside a read (or one statement's) snapshot.
     private func planKeptAhead(_ name: String, from start: Double, count: Int, keeping: Bool) throws
-        -> (plan: [Prediction], table: KeptPlanTable?)?
+        -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)?
     {
         guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
         // Only the segment of `start` is decoded (a table holds one plan per pending look).
         let read = try store.withModelState(key: planTableKey(device: device)) {
-            watermark, bytes -> (Int64, PlanEpoch, [Prediction]?, [UInt8]?)? in
-            guard let (planned, encoded) = Self.planTableRow(bytes),
+            watermark, bytes -> (Int64, PlanEpoch, [Prediction]?, [UInt8]?, EmptyPlanNote.Facts?)? in
+            guard let (planned, encoded, note) = Self.planTableRow(bytes),
                   let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: count)
             else { return nil }
-            return (watermark, planned, plan, keeping ? Array(encoded) : nil)
+            return (watermark, planned, plan, keeping ? Array(encoded) : nil, note)
         }
-        guard let (watermark, planned, found, encoded) = read ?? nil, let plan = found,
+        guard let (watermark, planned, found, encoded, note) = read ?? nil, let plan = found,
               let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == planned.watermark, epoch.tag == planned.tag
         else { return nil }
         let last = try store.lastEventID()
@@ -134,9 +152,9 @@ extension ModelRepository {
         if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
         let table = encoded.map {
             KeptPlanTable(device: device, table: $0, since: since, watermark: watermark,
-                          epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last)
+                          epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last, note: note)
         }
-        return (plan, table)
+        return (plan, table, note)
     }
 
     /// What a process keeping plan tables in memory asks the store before it answers from them
@@ -185,10 +203,10 @@ package struct KeptPlanTable: Sendable {
     package var epoch: PlanEpoch
     /// The store's last event when the table was read.
     package var read: Int64
-    /// What its device's empty-plan note reads of the device's latest model and that model's
-    /// last observed time (Unix seconds), once a plan's note read them
-    /// (``PlansInMemory/keepNote(_:device:table:)``): a note for a start after `seen` is theirs.
-    package var note: (facts: EmptyPlanNote.Facts, seen: Double?)?
+    /// What its device's empty-plan note reads of the model it was planned from: saved with the
+    /// table by the warm-up, or (a table of format 4) kept once a plan's note read them
+    /// (``PlansInMemory/keepNote(_:device:table:)``).
+    package var note: EmptyPlanNote.Facts?
 
     /// Whether `other` is this table as read once (a note kept with one is of the other).
     package func isSame(as other: KeptPlanTable) -> Bool {

@@ -116,7 +116,8 @@ extension ModelRepository {
                     outcome.devices += 1
                     if let (scheduler, last) = try Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
                         let table = PlanTable(device: id, scheduler: scheduler, last: last, snapshot: snapshot)
-                        tables.append(planTableRecord(table, device: id, watermark: watermark, epoch: epoch))
+                        tables.append(planTableRecord(
+                            table, device: id, watermark: watermark, epoch: epoch, note: snapshot.models[id].map(EmptyPlanNote.Facts.init)))
                     } else {
                         dropped.append(id)
                     }

@@ -75,7 +75,7 @@ struct PlanSourcesPropertyTests {
     }
 
     struct Outcome: Sendable {
-        var asked = 0, nonEmpty = 0, noted = 0, answeredAhead = 0, fromMemory = 0, notedFromMemory = 0
+        var asked = 0, nonEmpty = 0, noted = 0, answeredAhead = 0, fromMemory = 0, notedFromTables = 0
         var mismatches: [Mismatch] = []
     }
 
@@ -208,7 +208,7 @@ struct PlanSourcesPropertyTests {
         }
         outcome.answeredAhead = services.reduce(0) { $0 + $1.plansAnsweredAhead }
         outcome.fromMemory = services.reduce(0) { $0 + $1.plansInMemory.answered }
-        outcome.notedFromMemory = services.reduce(0) { $0 + $1.notesFromMemory }
+        outcome.notedFromTables = services.reduce(0) { $0 + $1.notesFromTables }
         return outcome
     }
 
@@ -228,6 +228,6 @@ struct PlanSourcesPropertyTests {
             #expect(outcome.answeredAhead > 0)
             if engine == .postgres { #expect(outcome.fromMemory > 0) }
         }
-        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.nonEmpty) not empty, \(outcome.noted) empty with a note, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory, \(outcome.notedFromMemory) noted there)")
+        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.nonEmpty) not empty, \(outcome.noted) empty with a note, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory, \(outcome.notedFromTables) noted from tables)")
     }
 }

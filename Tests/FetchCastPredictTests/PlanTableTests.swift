@@ -190,6 +190,31 @@ struct PlanTableTests {
         #expect(b.kept != nil && b.kept == b.made, "b had no event: its table stands")
     }
 
+    /// The warm-up saves with each table what an empty plan's note reads of the device's model
+    /// (format 5): the facts of the model a reader has. A row of format 4 is read without them;
+    /// a row cut short is no row.
+    @Test func aTableKeepsWhatItsNoteReads() throws {
+        let served = try Served()
+        let reader = served.reader()
+        let snapshot = try reader.refresh()
+        var checked = 0
+        for (id, name) in snapshot.deviceNames {
+            let row = try #require(try served.store.withModelState(key: reader.planTableKey(device: id)) { _, bytes in Array(bytes) })
+            let parsed = try #require(row.withUnsafeBytes { ModelRepository.planTableRow($0).map { ($0.epoch, Array($0.table), $0.note) } })
+            #expect(parsed.2 == snapshot.models[id].map(EmptyPlanNote.Facts.init), "\(name)")
+            var w = BinaryWriter()
+            w.int(4)
+            w.uint64(UInt64(bitPattern: parsed.0.watermark))
+            w.uint64(parsed.0.tag)
+            w.blob(parsed.1)
+            let old = w.bytes.withUnsafeBytes { ModelRepository.planTableRow($0).map { (Array($0.table), $0.note) } }
+            #expect(old?.0 == parsed.1 && old?.1 == nil, "\(name)")
+            #expect(row.dropLast().withUnsafeBytes { ModelRepository.planTableRow($0) } == nil)
+            checked += 1
+        }
+        #expect(checked == 14)
+    }
+
     @Test func aTableRoundTripsItsBytes() throws {
         let prediction = Prediction(
             device: "d", app: "com.é", fetchAt: "2023-11-26T20:30:00+01:00", fetchAtUnix: 1_701_027_000.25, launchProbability: 0.31,

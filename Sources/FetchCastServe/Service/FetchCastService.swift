@@ -48,8 +48,8 @@ package final class FetchCastService: Sendable {
     private let now: @Sendable () -> Double
     /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
     fileprivate let answeredAhead = Atomic<Int>(0)
-    /// Empty plans from memory noted from what their table keeps (``KeptPlanTable/note``).
-    private let notedFromMemory = Atomic<Int>(0)
+    /// Empty plans kept ahead noted from what their table keeps (``KeptPlanTable/note``).
+    private let notedFromTables = Atomic<Int>(0)
     /// Plans kept ahead in memory too (a store a round trip away), or `nil`.
     private let inMemory: PlansInMemory?
     /// Readers in use at most (``ServiceStorage/maxReaders``), or `nil`: no limit.
@@ -217,24 +217,29 @@ package final class FetchCastService: Sendable {
         {
             answeredAhead.add(1, ordering: .relaxed)
             guard withNote, planned.isEmpty else { return (planned, nil) }
-            // The note from what the table keeps of the device's latest model, which is the
-            // model before a start after its last observed time; else read, and kept.
-            if let kept = table.note, kept.seen.map({ $0 < start }) ?? true {
-                notedFromMemory.add(1, ordering: .relaxed)
-                return (planned, sentence(kept.facts))
+            // The note from what the table keeps of the model it was planned from; else read
+            // (a table saved without), and kept.
+            if let facts = table.note, facts.apply(from: start) {
+                notedFromTables.add(1, ordering: .relaxed)
+                return (planned, sentence(facts))
             }
             return (planned, try withReader { reader in
                 let snapshot = try reader.repository.refresh(devices: [device])
                 if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
-                    inMemory.keepNote((EmptyPlanNote.Facts(latest), latest.lastObservedTime), device: name, table: table)
+                    inMemory.keepNote(EmptyPlanNote.Facts(latest), device: name, table: table)
                 }
                 return try note(snapshot)
             })
         }
         return try withReader { reader in
-            if inMemory == nil, let planned = try reader.repository.precomputedPlan(request) {
+            if inMemory == nil, let (planned, facts) = try reader.repository.precomputedPlanNoting(request) {
                 answeredAhead.add(1, ordering: .relaxed)
-                return (planned, withNote && planned.isEmpty ? try note(try reader.repository.refresh(devices: [device])) : nil)
+                guard withNote, planned.isEmpty else { return (planned, nil) }
+                if let facts, facts.apply(from: request.at!) {
+                    notedFromTables.add(1, ordering: .relaxed)
+                    return (planned, sentence(facts))
+                }
+                return (planned, try note(try reader.repository.refresh(devices: [device])))
             }
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
@@ -388,8 +393,9 @@ package final class FetchCastService: Sendable {
     /// made from the device's scheduler).
     package var plansAnsweredAhead: Int { answeredAhead.load(ordering: .relaxed) }
 
-    /// How many empty plans answered from memory were noted without a read of the store.
-    package var notesFromMemory: Int { notedFromMemory.load(ordering: .relaxed) }
+    /// How many empty plans kept ahead were noted from what their table keeps, without reading
+    /// the device's model.
+    package var notesFromTables: Int { notedFromTables.load(ordering: .relaxed) }
 
     // MARK: Devices and models
 

@@ -150,7 +150,7 @@ struct PlansInMemoryTests {
         #expect(try memory.plan(device: "a", from: 1200, count: .max, check: store.check, read: store.read) == nil)
     }
 
-    /// An empty plan's note, read once for a table, is kept with that table: the next plan it
+    /// An empty plan's note, read once for a table saved without one (format 4), is kept with that table: the next plan it
     /// answers carries it; a note read for a table since replaced is not kept with the new one,
     /// and a table read after its device's new file carries none.
     @Test func aNoteIsKeptWithTheTableItWasReadFor() throws {
@@ -163,10 +163,11 @@ struct PlansInMemoryTests {
         let first = try #require(try kept())
         #expect(first.table.note == nil)
         let facts = EmptyPlanNote.Facts(
-            lastEventTime: 990, tau: 1800, pickupClock: PickupClockFacts(observedDays: 9, pickups: 8, lastLaunch: 980, longestSilence: 50_400))
-        memory.keepNote((facts, 995), device: "d", table: first.table)
+            lastEventTime: 990, tau: 1800, pickupClock: PickupClockFacts(observedDays: 9, pickups: 8, lastLaunch: 980, longestSilence: 50_400),
+            lastObservedTime: 995)
+        memory.keepNote(facts, device: "d", table: first.table)
         let second = try #require(try kept())
-        #expect(store.reads == 1 && second.table.note?.facts == facts && second.table.note?.seen == 995)
+        #expect(store.reads == 1 && second.table.note == facts)
         #expect(second.table.isSame(as: first.table))
 
         // The device's new file: the table read after it carries no note, and a note read
@@ -175,10 +176,10 @@ struct PlansInMemoryTests {
         store.table = Self.kept(read: 130, since: 130)
         let third = try #require(try kept())
         #expect(store.reads == 2 && third.table.note == nil && !third.table.isSame(as: first.table))
-        memory.keepNote((facts, 995), device: "d", table: first.table)
+        memory.keepNote(facts, device: "d", table: first.table)
         #expect(try kept()?.table.note == nil)
-        memory.keepNote((facts, 995), device: "d", table: third.table)
-        #expect(try kept()?.table.note?.facts == facts && store.reads == 2)
+        memory.keepNote(facts, device: "d", table: third.table)
+        #expect(try kept()?.table.note == facts && store.reads == 2)
     }
 
     @Test func aTableReadBeforeTheFirstCheckIsNotKept() throws {
