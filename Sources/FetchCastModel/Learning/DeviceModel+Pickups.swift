@@ -125,7 +125,7 @@ extension DeviceModel {
 }
 
 /// What the pickup clock's rules (``DeviceModel/pickupClockRule(from:)``) read of a device's
-/// model, apart from it: what a plan kept in a service's memory keeps for its empty-plan note.
+/// model, apart from it: what a plan table keeps for its empty-plan note.
 package struct PickupClockFacts: Sendable, Hashable {
     /// Days of use, pickups, the last launch of any app (Unix seconds) and
     /// ``DeviceModel/pickupLongestSilence``.

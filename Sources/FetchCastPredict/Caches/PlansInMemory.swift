@@ -73,9 +73,10 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
 
     /// Keeps with `name`'s table what its empty-plan note reads of the device's latest model
     /// (``KeptPlanTable/note``; a table of format 4 was saved without), when the table kept is
-    /// still `table` (the one that answered the plan the note was read for). The note is read after that plan's check, so it is of the
-    /// table's events or of later ones; it is used only after a later check found no event of
-    /// the device or every device since the table, so only while it is of the table's.
+    /// still `table` (the one that answered the plan the note was read for). The model was read
+    /// after that plan's check, so it is of the table's events or of later ones; the facts are
+    /// used only after a later check found no event of the device or every device since the
+    /// table, so only while they are of the table's.
     package func keepNote(_ note: EmptyPlanNote.Facts, device name: String, table: KeptPlanTable) {
         let key = Array(name.utf8)
         var dropped: [KeptPlanTable] = []
