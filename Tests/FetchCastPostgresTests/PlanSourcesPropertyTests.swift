@@ -91,22 +91,10 @@ struct PlanSourcesPropertyTests {
             }
         }
 
-        /// The plan of a repository without caches that does not save folds, as a reader.
-        func freshPlan(_ request: PredictionRequest) throws -> [Prediction] {
-            let store: any ModelStore
-            switch log.engine {
-            case .sqlite: store = try Store(path: log.location, access: .read)
-            case .postgres: store = try PostgresModelStore.open(try PostgresLocation(url: log.location))
-            }
-            defer { (store as? PostgresModelStore)?.close() }
-            let repository = ModelRepository(modelStore: store)
-            repository.savesFolds = false
-            return try Predictor.predict(request, snapshot: try repository.refresh(devices: [request.device!]))
-        }
-
-        /// ``freshPlan(_:)`` and, when it is empty, its note: the cause the device's model before
-        /// the plan's start gives (``EmptyPlanNote``).
-        func freshPlanWithNote(_ request: PredictionRequest) throws -> (fetches: [Prediction], note: String?) {
+        /// The plan of a repository without caches that does not save folds, as a reader, and
+        /// `withNote`, when it is empty, its note: the cause the device's model before the
+        /// plan's start gives (``EmptyPlanNote``).
+        func freshPlan(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
             let store: any ModelStore
             switch log.engine {
             case .sqlite: store = try Store(path: log.location, access: .read)
@@ -118,7 +106,7 @@ struct PlanSourcesPropertyTests {
             let device = request.device!, at = request.at!
             let snapshot = try repository.refresh(devices: [device])
             let plan = try Predictor.predict(request, snapshot: snapshot)
-            guard plan.isEmpty else { return (plan, nil) }
+            guard withNote, plan.isEmpty else { return (plan, nil) }
             let model = try snapshot.device(named: device).flatMap { try snapshot.model(of: $0, before: at) }
             return (plan, EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: at, budget: request.budget))
         }
@@ -191,7 +179,7 @@ struct PlanSourcesPropertyTests {
                 for i in requests.indices {
                     let request = requests[i]
                     let served: Answer = try await offThread { try withNote ? service.planWithNote(request) : (service.plan(request), nil) }
-                    let fresh: Answer = try await offThread { try withNote ? target.freshPlanWithNote(request) : (target.freshPlan(request), nil) }
+                    let fresh: Answer = try await offThread { try target.freshPlan(request, withNote: withNote) }
                     if i == 0 {
                         outcome.asked += 1
                         if !fresh.fetches.isEmpty { outcome.nonEmpty += 1 }

@@ -34,6 +34,24 @@ struct PlansKeptAheadTests {
         }
     }
 
+    /// Two services on the PostgreSQL database at `url` (two `serve` processes: one writes, one
+    /// reads) and one on an SQLite store at `sqlitePath`; the writer and the SQLite service have
+    /// ingested `file`, folded and warmed.
+    private static func services(url: String, sqlitePath: String, holding file: String) throws
+        -> (writer: FetchCastService, reader: FetchCastService, sqlite: FetchCastService)
+    {
+        let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
+        let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+        let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
+        let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+        for service in [writer, sqlite] {
+            _ = try service.ingest(file: file, name: "a")
+            try service.foldPending()
+            _ = try service.keepSchedulersCurrent()
+        }
+        return (writer, reader, sqlite)
+    }
+
     /// Two processes on one database do not warm at once: one waits for the other's turn (and
     /// stops waiting when asked to), then finds the devices current; a process that dies
     /// holding the turn gives it up with its connection.
@@ -239,15 +257,7 @@ struct PlansKeptAheadTests {
         }
         let seen = try await offThread { () throws -> Seen in
             var seen = Seen()
-            let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
-            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
-            for service in [writer, sqlite] {
-                _ = try service.ingest(file: first, name: "a")
-                try service.foldPending()
-                _ = try service.keepSchedulersCurrent()
-            }
+            let (writer, reader, sqlite) = try Self.services(url: url, sqlitePath: sqlitePath, holding: first)
             func noted(_ service: FetchCastService, _ device: String, _ at: Int) throws -> (Bool, String?) {
                 let answer = try service.planWithNote(PredictionRequest(device: device, at: Double(at)))
                 return (answer.fetches.isEmpty, answer.note)
@@ -296,15 +306,7 @@ struct PlansKeptAheadTests {
         }
         let seen = try await offThread { () throws -> Seen in
             var seen = Seen()
-            let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
-            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
-            for service in [writer, sqlite] {
-                _ = try service.ingest(file: first, name: "a")
-                try service.foldPending()
-                _ = try service.keepSchedulersCurrent()
-            }
+            let (writer, reader, sqlite) = try Self.services(url: url, sqlitePath: sqlitePath, holding: first)
             func plans(_ service: FetchCastService) throws -> [[Prediction]] { try Self.plans(service, devices: devices) }
             func sweep(_ service: FetchCastService) throws -> [Prediction] {
                 let sweep = try service.sweep(from: 1_700_656_260, to: 1_700_656_260 + 86_400, budget: PredictionRequest().budget, batchSize: 2)
