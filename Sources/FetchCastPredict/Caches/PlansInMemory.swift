@@ -43,6 +43,11 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         var tables: BoundedCache<[UInt8], KeptPlanTable>
         /// Plans answered from them.
         var answered = 0
+        /// Tasks waiting for a check (``keptPlan(device:from:count:check:read:)``, async), resumed
+        /// whenever one ends.
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        /// The last check that failed, and why: the tasks that waited for it fail with it.
+        var failed: (number: UInt64, error: any Error)?
     }
 
     /// The plan of `name` from `start` (a request plan tables keep) from a table in memory, after
@@ -130,13 +135,45 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
                 fromStore.append((keys[i], table))
             }
         }
+        record(answered: answered, fromStore: fromStore, checked: found != nil)
+        return plans
+    }
+
+    /// ``keptPlan(device:from:count:check:read:)`` for a task: it waits for the check without
+    /// holding a thread (a continuation, resumed when the check it needs has ended), and runs
+    /// `check` itself when no check is running. Only `check` and `read` block, on the threads
+    /// they choose: a plan answered from memory takes no thread but the check's, which every
+    /// plan that arrived before it started shares. A check that fails fails every task that
+    /// waited for it.
+    package func keptPlan(
+        device name: String, from start: Double, count: Int,
+        check: (Int64) async throws -> ModelRepository.PlanChanges?,
+        read: () async throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) async throws -> (plan: [Prediction], table: KeptPlanTable)? {
+        let key = Array(name.utf8)
+        let held = locked { state.origin == nil || state.tables.contains(key) }
+        // `.some(nil)`: no table answers; `nil`: the store does not answer checks.
+        let found: KeptPlanTable?? = held
+            ? try await awaitCheck(check, then: { state in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } })
+            : .some(nil)
+        if let table = found ?? nil, let plan = table.predictions(device: name, from: start, count: count) {
+            record(answered: 1, fromStore: [], checked: true)
+            return (plan, table)
+        }
+        guard let (plan, table) = try await read() else { return nil }
+        record(answered: 0, fromStore: [(key, table)], checked: found != nil)
+        return (plan, table)
+    }
+
+    /// Counts plans answered from memory and keeps the tables read from the store when a check
+    /// answered (``keep(_:)``).
+    private func record(answered: Int, fromStore: [(key: [UInt8], table: KeptPlanTable)], checked: Bool) {
         var dropped: [KeptPlanTable] = []
         condition.lock()
         state.answered += answered
-        if found != nil { dropped = keep(fromStore) }
+        if checked { dropped = keep(fromStore) }
         condition.unlock()
         _ = dropped  // released here, after the lock
-        return plans
     }
 
     /// When it holds no table after a check (at start, or after a new prior epoch emptied it),
@@ -212,6 +249,9 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         return Counts(tables: state.tables.count, bytes: state.tables.bytes, answered: state.answered, checks: Int(state.finished))
     }
 
+    /// Tasks waiting for a check now.
+    package var waitingTasks: Int { locked { state.waiting.count } }
+
     /// Whether `table` answers as of the last check.
     private static func answers(_ table: KeptPlanTable, in state: State) -> Bool {
         guard let origin = state.origin, table.read >= origin, table.epoch == state.epoch, table.watermark <= state.last
@@ -242,18 +282,96 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
                 changes = try check(after)
             } catch {
                 condition.lock()
-                state.running = false
-                condition.broadcast()
+                ended(number, failing: error)
                 throw error
             }
             condition.lock()
-            state.running = false
-            state.finished = number
-            condition.broadcast()
-            guard let changes else { return nil }
-            apply(changes)
+            ended(number, with: changes)
+            guard changes != nil else { return nil }
         }
         return body(&state)
+    }
+
+    /// ``awaitCheck(_:then:)`` for a task: it waits as a continuation, not on the condition.
+    /// - Throws: What the check it needed threw (whoever ran it), or what `check` throws.
+    private func awaitCheck<T>(
+        _ check: (Int64) async throws -> ModelRepository.PlanChanges?, then body: (inout State) -> T
+    ) async throws -> T? {
+        let needed = locked { state.started + 1 }
+        while true {
+            let step: CheckStep = locked {
+                if state.finished >= needed { return .ended }
+                if let failed = state.failed, failed.number >= needed { return .failed(failed.error) }
+                if state.running { return .wait }
+                state.running = true
+                state.started += 1
+                return .run(number: state.started, after: state.last)
+            }
+            switch step {
+            case .ended:
+                return locked { body(&state) }
+            case .failed(let error):
+                throw error
+            case .wait:
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    // A check that ended meanwhile: look again at once.
+                    let now = locked {
+                        guard state.running else { return true }
+                        state.waiting.append(waiter)
+                        return false
+                    }
+                    if now { waiter.resume() }
+                }
+            case .run(let number, let after):
+                // The store is read without the lock; whoever arrives meanwhile waits for the next.
+                let changes: ModelRepository.PlanChanges?
+                do {
+                    changes = try await check(after)
+                } catch {
+                    locked { ended(number, failing: error) }
+                    throw error
+                }
+                locked { ended(number, with: changes) }
+                if changes == nil { return nil }
+            }
+        }
+    }
+
+    /// What a task waiting for a check does next.
+    private enum CheckStep {
+        case ended, wait
+        case failed(any Error)
+        case run(number: UInt64, after: Int64)
+    }
+
+    /// `body` under the lock (from a task too: it never suspends while it holds it).
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+
+    /// Records the end of check `number` (under the lock) and wakes whoever waits for it.
+    /// (A continuation resumed under the lock only schedules its task, which then takes the lock.)
+    private func ended(_ number: UInt64, with changes: ModelRepository.PlanChanges?) {
+        state.running = false
+        state.finished = number
+        if let changes { apply(changes) }
+        wakeWaiters()
+    }
+
+    /// ``ended(_:with:)`` for a check that threw `error`: the tasks that needed it fail with it,
+    /// the threads run another.
+    private func ended(_ number: UInt64, failing error: any Error) {
+        state.running = false
+        state.failed = (number, error)
+        wakeWaiters()
+    }
+
+    private func wakeWaiters() {
+        condition.broadcast()
+        for waiter in state.waiting { waiter.resume() }
+        state.waiting = []
     }
 
     /// Records a check's answer (under the lock).

@@ -68,7 +68,7 @@ struct DevicesController {
         let asked = planRequest
         let service = self.service
         // An empty plan says why, in the words of `predict`'s note.
-        let (fetches, note) = try await gate.run(device) { try await Self.answer { try await pools.read { try service.planWithNote(asked) } } }
+        let (fetches, note) = try await gate.run(device) { try await Self.answer { try await service.planWithNote(asked, on: pools) } }
         return try JSONResponse.make(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
     }
 

@@ -195,20 +195,34 @@ package final class FetchCastService: Sendable {
         try answer(request, withNote: true)
     }
 
-    /// ``plan(_:)``, and its empty-plan note when `withNote` and the plan is empty.
-    private func answer(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
-        guard let device = request.device else { throw ServiceError.unknownDevice("") }
+    /// ``planWithNote(_:)`` asked from a task (`GET /v1/devices/{device}/plan`): a plan kept in
+    /// memory waits for its check without holding a thread (``PlansInMemory``), and only what
+    /// blocks runs on `work`'s threads (the check, and a read from the store). The same answer,
+    /// from the same code, as ``planWithNote(_:)``.
+    func planWithNote(_ request: PredictionRequest, on work: some BlockingWork) async throws -> (fetches: [Prediction], note: String?) {
         var request = request
         if request.at == nil { request.at = now() }
-        func sentence(_ facts: EmptyPlanNote.Facts?) -> String {
-            EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, facts: facts, from: request.at, budget: request.budget)
+        let asked = request
+        guard let inMemory, let (name, start) = ModelRepository.keptAhead(request) else {
+            return try await work.read { try self.planWithNote(asked) }
         }
-        func note(_ snapshot: ModelRepository.Snapshot) throws -> String {
-            // The model the plan was made from: the device's events before the plan's start.
-            let id = snapshot.device(named: device)
-            let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
-            return sentence(model.map(EmptyPlanNote.Facts.init))
+        guard let (planned, table) = try await inMemory.keptPlan(
+            device: name, from: start, count: request.count,
+            check: { last in try await work.check { try self.checkChanges(last) } },
+            read: { try await work.read { try self.withReader { try $0.repository.precomputedPlanKeeping(asked) } } })
+        else {
+            return try await work.read { try self.computed(asked, withNote: true) }
         }
+        answeredAhead.add(1, ordering: .relaxed)
+        guard planned.isEmpty else { return (planned, nil) }
+        if let note = noteFromTable(table, request: asked, start: start) { return (planned, note) }
+        return (planned, try await work.read { try self.noteReadingModel(asked, table: table, in: inMemory) })
+    }
+
+    /// ``plan(_:)``, and its empty-plan note when `withNote` and the plan is empty.
+    private func answer(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
+        var request = request
+        if request.at == nil { request.at = now() }
         // The device's plans kept ahead by the warm-up, while they are exactly these: from
         // memory after a check of the store, without a reader, when this service keeps them there.
         if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let (planned, table) = try inMemory.keptPlan(
@@ -217,35 +231,63 @@ package final class FetchCastService: Sendable {
         {
             answeredAhead.add(1, ordering: .relaxed)
             guard withNote, planned.isEmpty else { return (planned, nil) }
-            // The note from what the table keeps of the model it was planned from; else read
-            // (a table saved without), and kept.
-            if let facts = table.note, facts.apply(from: start) {
-                notedFromTables.add(1, ordering: .relaxed)
-                return (planned, sentence(facts))
-            }
-            return (planned, try withReader { reader in
-                let snapshot = try reader.repository.refresh(devices: [device])
-                if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
-                    inMemory.keepNote(EmptyPlanNote.Facts(latest), device: name, table: table)
-                }
-                return try note(snapshot)
-            })
+            if let note = noteFromTable(table, request: request, start: start) { return (planned, note) }
+            return (planned, try noteReadingModel(request, table: table, in: inMemory))
         }
+        return try computed(request, withNote: withNote)
+    }
+
+    /// The plan of `request` (its `at` set) from the store: kept ahead there (when this service
+    /// keeps none in memory), else planned from the device's model, as `predict` does.
+    private func computed(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
+        guard let device = request.device else { throw ServiceError.unknownDevice("") }
         return try withReader { reader in
             if inMemory == nil, let (planned, facts) = try reader.repository.precomputedPlanNoting(request) {
                 answeredAhead.add(1, ordering: .relaxed)
                 guard withNote, planned.isEmpty else { return (planned, nil) }
                 if let facts, facts.apply(from: request.at!) {
                     notedFromTables.add(1, ordering: .relaxed)
-                    return (planned, sentence(facts))
+                    return (planned, sentence(request, facts))
                 }
-                return (planned, try note(try reader.repository.refresh(devices: [device])))
+                return (planned, try note(request, snapshot: try reader.repository.refresh(devices: [device])))
             }
             let snapshot = try reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
             let planned = try Predictor.predict(request, snapshot: snapshot)
-            return (planned, withNote && planned.isEmpty ? try note(snapshot) : nil)
+            return (planned, withNote && planned.isEmpty ? try note(request, snapshot: snapshot) : nil)
         }
+    }
+
+    /// The note of an empty plan `table` answered, from what the table keeps of the model it was
+    /// planned from; `nil` when it keeps nothing that applies from `start`.
+    private func noteFromTable(_ table: KeptPlanTable, request: PredictionRequest, start: Double) -> String? {
+        guard let facts = table.note, facts.apply(from: start) else { return nil }
+        notedFromTables.add(1, ordering: .relaxed)
+        return sentence(request, facts)
+    }
+
+    /// The note of an empty plan `table` answered (a table saved without what its note reads,
+    /// format 4), read from the device's model, and kept with the table.
+    private func noteReadingModel(_ request: PredictionRequest, table: KeptPlanTable, in inMemory: PlansInMemory) throws -> String {
+        let device = request.device!
+        return try withReader { reader in
+            let snapshot = try reader.repository.refresh(devices: [device])
+            if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
+                inMemory.keepNote(EmptyPlanNote.Facts(latest), device: device, table: table)
+            }
+            return try note(request, snapshot: snapshot)
+        }
+    }
+
+    private func sentence(_ request: PredictionRequest, _ facts: EmptyPlanNote.Facts?) -> String {
+        EmptyPlanNote.sentence(device: request.device!, horizonHours: request.horizon / 3600, facts: facts, from: request.at, budget: request.budget)
+    }
+
+    /// The note from the model the plan was made from: the device's events before the plan's start.
+    private func note(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> String {
+        let id = snapshot.device(named: request.device!)
+        let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
+        return sentence(request, model.map(EmptyPlanNote.Facts.init))
     }
 
     /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),

@@ -4,11 +4,13 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 
-/// The threads that may block on SQLite, apart from the event loops: one for ingests (they
-/// are serialized anyway), several for reads, so that plans never queue behind an ingest.
-final class BlockingPools: Service, Sendable {
+/// The threads that may block on the store, apart from the event loops: one for ingests (they
+/// are serialized anyway), several for reads, so that plans never queue behind an ingest, and
+/// one for the checks of the plans kept in memory (one at a time anyway), which reads may wait for.
+final class BlockingPools: Service, BlockingWork {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
+    let checks: NIOThreadPool
     /// How long a read may take from its arrival, the wait for a thread included.
     let deadline: Duration
 
@@ -20,18 +22,29 @@ final class BlockingPools: Service, Sendable {
         self.deadline = deadline
         reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
         writes = NIOThreadPool(numberOfThreads: 1)
+        checks = NIOThreadPool(numberOfThreads: 1)
         reads.start()
         writes.start()
+        checks.start()
     }
 
     /// Runs a blocking read under a ``WorkDeadline`` of `deadline` from now: not at all when
     /// it waited for a thread past it, and stopped at the read's next check when it runs past
     /// it (or when the calling task is cancelled); either way a `503` with `Retry-After`.
     func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(body, on: reads)
+    }
+
+    /// Runs a check of the store for the plans kept in memory, as ``read(_:)`` runs a read.
+    func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(body, on: checks)
+    }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T, on pool: NIOThreadPool) async throws -> T {
         let work = WorkDeadline(limit: deadline)
         do {
             return try await withTaskCancellationHandler {
-                try await reads.runIfActive {
+                try await pool.runIfActive {
                     try WorkDeadline.$current.withValue(work) {
                         try WorkDeadline.checkCurrent()
                         return try body()
@@ -62,8 +75,9 @@ final class BlockingPools: Service, Sendable {
         try? await gracefulShutdown()
         async let readsStopped = reads.stop(within: Self.stopWait)
         async let writesStopped = writes.stop(within: Self.stopWait)
-        let stopped = await (readsStopped, writesStopped)
-        if !stopped.0 || !stopped.1 {
+        async let checksStopped = checks.stop(within: Self.stopWait)
+        let stopped = await (readsStopped, writesStopped, checksStopped)
+        if !stopped.0 || !stopped.1 || !stopped.2 {
             Logger(label: "fetchcast.serve").notice("a fold or read still running at shutdown was not waited for past \(Self.stopWait); the next start folds again")
         }
     }

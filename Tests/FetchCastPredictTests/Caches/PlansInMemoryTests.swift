@@ -221,4 +221,87 @@ struct PlansInMemoryTests {
         #expect(memory.counts.checks == 3, "the second plan waited for a check of its own")
         #expect(store.reads == 2, "and that check made it read the store again")
     }
+
+    /// Tasks asking while a check is under way wait for the next one holding no thread (far more
+    /// of them than the machine has threads for tasks), share it, and each gets its plan.
+    @Test(.timeLimit(.minutes(1))) func tasksWaitForTheNextCheckWithoutAThread() async throws {
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        _ = try plan(memory, store)
+        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let blocked = Atomic<Bool>(true)
+        let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
+            try await offThread {
+                if blocked.exchange(false, ordering: .relaxed) {
+                    inCheck.signal()
+                    release.wait()
+                }
+                return store.check(after)
+            }
+        }
+        let read: @Sendable () async throws -> (plan: [Prediction], table: KeptPlanTable)? = { try await offThread { store.read() } }
+        async let first = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
+        try await offThread { inCheck.wait() }
+        let plans = try await withThrowingTaskGroup(of: [Prediction]?.self) { group in
+            for _ in 0..<200 {
+                group.addTask { try await memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)?.plan }
+            }
+            // Every one of them asks while the check is under way, then it ends.
+            while memory.waitingTasks < 200 { try await Task.sleep(for: .milliseconds(5)) }
+            release.signal()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(try await first?.plan.map(\.fetchAtUnix) == [1500])
+        #expect(plans.count == 200 && plans.allSatisfy { $0?.map(\.fetchAtUnix) == [1500] })
+        #expect(memory.counts.checks == 3, "the 200 shared one check, begun after they asked")
+        #expect(store.reads == 1 && memory.counts.answered == 201)
+    }
+
+    /// A check that fails fails the tasks that waited for it (each of those requests answers at
+    /// once, as the one that ran it does); the next plan asked runs a check of its own.
+    @Test(.timeLimit(.minutes(1))) func aFailedCheckFailsTheTasksThatWaitedForIt() async throws {
+        struct Lost: Error {}
+        let memory = PlansInMemory(capacityBytes: 1 << 20)
+        let store = FakeStore()
+        store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
+        _ = try plan(memory, store)
+        // The second check blocks until released; the third fails.
+        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let calls = Atomic<Int>(1)
+        let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
+            try await offThread {
+                switch calls.add(1, ordering: .relaxed).newValue {
+                case 2:
+                    inCheck.signal()
+                    release.wait()
+                case 3: throw Lost()
+                default: break
+                }
+                return store.check(after)
+            }
+        }
+        let read: @Sendable () async throws -> (plan: [Prediction], table: KeptPlanTable)? = { try await offThread { store.read() } }
+        // The times of the plan asked, or why it failed.
+        @Sendable func ask() async -> Result<[Double]?, any Error> {
+            do {
+                return .success(try await memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)?.plan.map(\.fetchAtUnix))
+            } catch {
+                return .failure(error)
+            }
+        }
+        async let first = ask()
+        try await offThread { inCheck.wait() }
+        // Both ask during the second check, so both need the third: one runs it, the other waits.
+        async let a = ask()
+        async let b = ask()
+        while memory.waitingTasks < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        release.signal()
+        let (ranSecond, ranOrWaited, waitedOrRan) = await (first, a, b)
+        #expect(try ranSecond.get() == [1500])
+        #expect(throws: Lost.self) { try ranOrWaited.get() }
+        #expect(throws: Lost.self) { try waitedOrRan.get() }
+        #expect(try await ask().get() == [1500], "the next plan runs a check of its own")
+        #expect(calls.load(ordering: .relaxed) == 4 && memory.counts.checks == 4)
+    }
 }
