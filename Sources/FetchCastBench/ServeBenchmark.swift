@@ -52,6 +52,11 @@ package enum ServeBenchmark {
         package var inProcessThreads = 0
         /// First plans with every device's scheduler saved (the reference of the HTTP load).
         package var inProcessPlansPerSecond = 0.0
+        /// The same from as many tasks as HTTP clients, through the entry the plan route takes
+        /// (``FetchCastService/planWithNote(_:on:)``: a plan kept in memory waits for its check
+        /// holding no thread).
+        package var inProcessTaskPlansPerSecond = 0.0
+        package var inProcessTasks = 0
         /// First plans without saved schedulers: each replays its device's history.
         package var inProcessReplayPlansPerSecond = 0.0
         /// The warm-up that saves every device's scheduler (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
@@ -212,6 +217,9 @@ package enum ServeBenchmark {
             result.inProcessAnsweredFromMemory = Double(memory.answered) / Double(max(1, planned))
             let fromMemory = memory.checks == 0 ? "" : ", \(format(100 * result.inProcessAnsweredFromMemory, 0))% from memory after \(memory.checks) checks; \(memory.tables) tables, \(memory.bytes >> 20) MiB"
             log.write("in process, saved schedulers and plans kept ahead: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads (\(format(100 * result.inProcessAnsweredAhead, 0))% answered from the plans kept ahead\(fromMemory))\n")
+            result.inProcessTasks = options.clients
+            result.inProcessTaskPlansPerSecond = try planInProcess(served, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
+            log.write("in process from \(options.clients) tasks (the plan route's entry): \(format(result.inProcessTaskPlansPerSecond, 0)) plans/s\n")
         }
 
         // The same plans over HTTP, from a `fetchcast serve` child process.
@@ -370,40 +378,6 @@ package enum ServeBenchmark {
         result.ingestEvents = Int64(options.ingestRows)
         log.write("ingest of \(options.ingestRows) rows: fetchcast ingest \(format(cli.seconds)) s, POST /v1/events \(format(result.postSeconds)) s\n")
         return result
-    }
-
-    /// Plans `names` round robin (each at its `asks` instant) on `threads` threads for `seconds`,
-    /// as the handler does (plan, then encode the answer as JSON); plans per second.
-    static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double) throws -> Double {
-        var planned = 0
-        return try planInProcess(service, names: names, asks: asks, threads: threads, seconds: seconds, planned: &planned)
-    }
-
-    /// ``planInProcess(_:names:asks:threads:seconds:)``, with the number of plans made.
-    static func planInProcess(
-        _ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double, planned: inout Int
-    ) throws -> Double {
-        let counts = Mutex([Int](repeating: 0, count: threads))
-        let deadline = WallClock.monotonic() + seconds
-        let started = WallClock.monotonic()
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
-            var i = thread * 7919, n = 0
-            while WallClock.monotonic() < deadline {
-                let at = asks[i % names.count]
-                let device = names[i % names.count]
-                if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
-                    _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
-                }
-                i += 1
-                n += 1
-            }
-            counts.withLock { $0[thread] = n }
-        }
-        let total = counts.withLock { $0.reduce(0, +) }
-        planned = total
-        return Double(total) / (WallClock.monotonic() - started)
     }
 
     /// CPU seconds (user + system) of every process named `postgres` this user can read (the

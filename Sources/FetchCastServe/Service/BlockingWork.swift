@@ -1,5 +1,5 @@
 /// Where the blocking parts of a request asked from a task run (``FetchCastService/planWithNote(_:on:)``).
-protocol BlockingWork: Sendable {
+package protocol BlockingWork: Sendable {
     /// Runs `body`, which blocks on the store (a reader's connection), on a thread that may block.
     func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
     /// Runs a check of the store for the plans kept in memory (``PlansInMemory``), on a thread

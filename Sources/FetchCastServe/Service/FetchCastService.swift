@@ -17,7 +17,8 @@ import Darwin
 /// It knows nothing of HTTP (`fetchcast serve` is one transport over it), nor of the engine:
 /// it opens its connections through a ``ServiceStorage`` (an SQLite file, or a PostgreSQL
 /// database that several services may share). Every method blocks on the store: call it from a
-/// thread that may block, not from an event loop.
+/// thread that may block, not from an event loop; but ``planWithNote(_:on:)``, which a task
+/// calls, and which runs only what blocks on the threads it is given.
 ///
 /// Plans come from exactly the code `fetchcast predict` runs (``ModelRepository`` and
 /// ``Predictor/predict(_:snapshot:)``), ingests from the code `fetchcast ingest` runs
@@ -37,7 +38,7 @@ package final class FetchCastService: Sendable {
     /// Where the store is (a path, or a URL without its password).
     package let path: String
     /// How connections to the store are opened.
-    private let storage: ServiceStorage
+    let storage: ServiceStorage
     private let writer: Mutex<Writer>
     private let readers = Mutex<[Reader]>([])
     /// Decoded device state shared by the readers, for the current saved fold.
@@ -45,17 +46,17 @@ package final class FetchCastService: Sendable {
     /// Caught-up schedulers shared by the readers (a device planned again, or after its own new
     /// events, goes on from the last one).
     private let schedulers = SchedulerCache(capacityBytes: 32 << 20)
-    private let now: @Sendable () -> Double
+    let now: @Sendable () -> Double
     /// Plans answered from a device's plans kept ahead (``ModelRepository/precomputedPlan(_:)``).
-    fileprivate let answeredAhead = Atomic<Int>(0)
+    let answeredAhead = Atomic<Int>(0)
     /// Empty plans kept ahead noted from what their table keeps (``KeptPlanTable/note``).
-    private let notedFromTables = Atomic<Int>(0)
+    let notedFromTables = Atomic<Int>(0)
     /// Plans kept ahead in memory too (a store a round trip away), or `nil`.
-    private let inMemory: PlansInMemory?
+    let inMemory: PlansInMemory?
     /// Readers in use at most (``ServiceStorage/maxReaders``), or `nil`: no limit.
     private let readerTurns: FairTurns?
     /// The connection their checks run on (opened on first use; one check at a time).
-    private let checker = Mutex<Checker?>(nil)
+    let checker = Mutex<Checker?>(nil)
     /// The warm-up's connection (opened on first use), apart from the writer's so that an
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
     private let warmer = Mutex<Warmer?>(nil)
@@ -173,138 +174,7 @@ package final class FetchCastService: Sendable {
     /// Tables a page of ``preloadPlans(shouldStop:)`` reads (about 3 MB for the benchmark's fleet).
     static let preloadPage = 1000
 
-    // MARK: Plans
-
-    /// The plan of one device: what `fetchcast predict --device D` prints for the same request.
-    ///
-    /// - Parameter request: `device` must be set; `at == nil` plans from this service's clock
-    ///   (a live backend asks about now, not about the device's last event).
-    /// - Throws: ``ServiceError/unknownDevice(_:)``, ``ServiceError/unknownApp(_:)``, or what
-    ///   the store throws.
-    package func plan(_ request: PredictionRequest) throws -> [Prediction] {
-        try answer(request, withNote: false).fetches
-    }
-
-    /// The plan of one device, as ``plan(_:)``, with why it is empty when it is
-    /// (``EmptyPlanNote``: the device's silence and the rule that stops plans, or that nothing is
-    /// pending and no habit falls in the horizon): what `GET /v1/devices/{device}/plan` answers.
-    /// A plan computed from the store gives its note from the same snapshot, so the note never
-    /// describes a state a later ingest made; a plan kept ahead reads the device's last event
-    /// once more, only when it is empty.
-    package func planWithNote(_ request: PredictionRequest) throws -> (fetches: [Prediction], note: String?) {
-        try answer(request, withNote: true)
-    }
-
-    /// ``planWithNote(_:)`` asked from a task (`GET /v1/devices/{device}/plan`): a plan kept in
-    /// memory waits for its check without holding a thread (``PlansInMemory``), and only what
-    /// blocks runs on `work`'s threads (the check, and a read from the store). The same answer,
-    /// from the same code, as ``planWithNote(_:)``.
-    func planWithNote(_ request: PredictionRequest, on work: some BlockingWork) async throws -> (fetches: [Prediction], note: String?) {
-        var request = request
-        if request.at == nil { request.at = now() }
-        let asked = request
-        guard let inMemory, let (name, start) = ModelRepository.keptAhead(request) else {
-            return try await work.read { try self.planWithNote(asked) }
-        }
-        guard let (planned, table) = try await inMemory.keptPlan(
-            device: name, from: start, count: request.count,
-            check: { last in try await work.check { try self.checkChanges(last) } },
-            read: { try await work.read { try self.withReader { try $0.repository.precomputedPlanKeeping(asked) } } })
-        else {
-            return try await work.read { try self.computed(asked, withNote: true) }
-        }
-        answeredAhead.add(1, ordering: .relaxed)
-        guard planned.isEmpty else { return (planned, nil) }
-        if let note = noteFromTable(table, request: asked, start: start) { return (planned, note) }
-        return (planned, try await work.read { try self.noteReadingModel(asked, table: table, in: inMemory) })
-    }
-
-    /// ``plan(_:)``, and its empty-plan note when `withNote` and the plan is empty.
-    private func answer(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
-        var request = request
-        if request.at == nil { request.at = now() }
-        // The device's plans kept ahead by the warm-up, while they are exactly these: from
-        // memory after a check of the store, without a reader, when this service keeps them there.
-        if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let (planned, table) = try inMemory.keptPlan(
-            device: name, from: start, count: request.count, check: checkChanges,
-            read: { try self.withReader { try $0.repository.precomputedPlanKeeping(request) } })
-        {
-            answeredAhead.add(1, ordering: .relaxed)
-            guard withNote, planned.isEmpty else { return (planned, nil) }
-            if let note = noteFromTable(table, request: request, start: start) { return (planned, note) }
-            return (planned, try noteReadingModel(request, table: table, in: inMemory))
-        }
-        return try computed(request, withNote: withNote)
-    }
-
-    /// The plan of `request` (its `at` set) from the store: kept ahead there (when this service
-    /// keeps none in memory), else planned from the device's model, as `predict` does.
-    private func computed(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
-        guard let device = request.device else { throw ServiceError.unknownDevice("") }
-        return try withReader { reader in
-            if inMemory == nil, let (planned, facts) = try reader.repository.precomputedPlanNoting(request) {
-                answeredAhead.add(1, ordering: .relaxed)
-                guard withNote, planned.isEmpty else { return (planned, nil) }
-                if let facts, facts.apply(from: request.at!) {
-                    notedFromTables.add(1, ordering: .relaxed)
-                    return (planned, sentence(request, facts))
-                }
-                return (planned, try note(request, snapshot: try reader.repository.refresh(devices: [device])))
-            }
-            let snapshot = try reader.repository.refresh(devices: [device])
-            try Self.check(request, in: snapshot)
-            let planned = try Predictor.predict(request, snapshot: snapshot)
-            return (planned, withNote && planned.isEmpty ? try note(request, snapshot: snapshot) : nil)
-        }
-    }
-
-    /// The note of an empty plan `table` answered, from what the table keeps of the model it was
-    /// planned from; `nil` when it keeps nothing that applies from `start`.
-    private func noteFromTable(_ table: KeptPlanTable, request: PredictionRequest, start: Double) -> String? {
-        guard let facts = table.note, facts.apply(from: start) else { return nil }
-        notedFromTables.add(1, ordering: .relaxed)
-        return sentence(request, facts)
-    }
-
-    /// The note of an empty plan `table` answered (a table saved without what its note reads,
-    /// format 4), read from the device's model, and kept with the table.
-    private func noteReadingModel(_ request: PredictionRequest, table: KeptPlanTable, in inMemory: PlansInMemory) throws -> String {
-        let device = request.device!
-        return try withReader { reader in
-            let snapshot = try reader.repository.refresh(devices: [device])
-            if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
-                inMemory.keepNote(EmptyPlanNote.Facts(latest), device: device, table: table)
-            }
-            return try note(request, snapshot: snapshot)
-        }
-    }
-
-    private func sentence(_ request: PredictionRequest, _ facts: EmptyPlanNote.Facts?) -> String {
-        EmptyPlanNote.sentence(device: request.device!, horizonHours: request.horizon / 3600, facts: facts, from: request.at, budget: request.budget)
-    }
-
-    /// The note from the model the plan was made from: the device's events before the plan's start.
-    private func note(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> String {
-        let id = snapshot.device(named: request.device!)
-        let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
-        return sentence(request, model.map(EmptyPlanNote.Facts.init))
-    }
-
-    /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),
-    /// on a connection of its own: plans waiting for the check hold no reader.
-    private func checkChanges(_ last: Int64) throws -> ModelRepository.PlanChanges? {
-        try checker.withLock { checker in
-            if checker == nil { checker = Checker(store: try storage.open(false)) }
-            return try checker!.repository.changesSince(last)
-        }
-    }
-
-    /// Plans kept ahead held in memory: how many tables, about how many bytes, plans answered
-    /// from them and checks of the store (every count 0 when this service keeps none there).
-    package var plansInMemory: (tables: Int, bytes: Int, answered: Int, checks: Int) {
-        let counts = inMemory?.counts ?? PlansInMemory.Counts()
-        return (counts.tables, counts.bytes, counts.answered, counts.checks)
-    }
+    // MARK: Plans (FetchCastService+Plan.swift)
 
     /// Every planned fetch of every device in [`from`, `to`), a batch of devices at a time (in
     /// name order), as `predict` does for a whole store.
@@ -489,7 +359,7 @@ package final class FetchCastService: Sendable {
     }
 
     /// A reader connection and its repository, used by one thread at a time.
-    fileprivate final class Reader: @unchecked Sendable {
+    final class Reader: @unchecked Sendable {
         let store: any ServiceStore
         let repository: ModelRepository
 
@@ -504,7 +374,7 @@ package final class FetchCastService: Sendable {
     }
 
     /// The connection plans kept in memory check the store on.
-    private final class Checker {  // used under the service's lock (in its `Mutex`)
+    final class Checker {  // used under the service's lock (in its `Mutex`)
         let repository: ModelRepository
 
         init(store: any ServiceStore) { repository = ModelRepository(modelStore: store) }
@@ -544,13 +414,13 @@ package final class FetchCastService: Sendable {
         readerTurns?.giveBack()
     }
 
-    private func withReader<T>(_ body: (Reader) throws -> T) throws -> T {
+    func withReader<T>(_ body: (Reader) throws -> T) throws -> T {
         let reader = try takeReader()
         defer { giveBack(reader) }
         return try body(reader)
     }
 
-    private static func check(_ request: PredictionRequest, in snapshot: ModelRepository.Snapshot) throws {
+    static func check(_ request: PredictionRequest, in snapshot: ModelRepository.Snapshot) throws {
         if let device = request.device, snapshot.device(named: device).flatMap({ snapshot.models[$0] }) == nil {
             throw ServiceError.unknownDevice(device)
         }

@@ -36,7 +36,8 @@ extension FetchCast {
                 launches within one minute (flat means O(1) whatever the spacing).
                 serve: on a store holding --trace plus a synthetic fleet (--devices devices, --rows \
                 rows), the in-process rate of first plans (every core; without saved schedulers, \
-                then after the warm-up `serve` runs, which saves every device's) against GET \
+                then after the warm-up `serve` runs, which saves every device's; then from as many \
+                tasks as clients through the route's entry) against GET \
                 /v1/devices/{d}/plan from --clients keep-alive clients to a `fetchcast serve` child \
                 (target: at least 0.5x, p99 at most 10 ms), the first 200 devices again (warm) and \
                 while rows are posted (live), a /v1/plans sweep of every device and the server's peak \
@@ -290,18 +291,19 @@ extension FetchCast {
                 let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
                 let pct = { (x: Double) in CSVField.fixed(100 * x, decimals: 0) + "%" }
                 var table = [["engine", "devices", "events", "store_KiB_per_device", "warm_up_s", "warm_up_ms_per_device", "in_process_plans_s",
-                              "http_requests_s", "p99_ms", "warm_p99_ms", "server_peak_MiB", "server_cpu", "postgres_cpu",
+                              "in_process_tasks_plans_s", "http_requests_s", "p99_ms", "warm_p99_ms", "server_peak_MiB", "server_cpu", "postgres_cpu",
                               "two_servers_requests_s", "two_servers_p99_ms", "two_servers_cpu", "two_servers_postgres_cpu"]]
                 for r in results {
                     let two = r.engine == "postgres"
                     table.append([r.engine, String(r.devices), String(r.events), CSVField.fixed(r.bytesPerDevice / 1024, decimals: 1),
                                   CSVField.fixed(r.warmUpSeconds, decimals: 1), CSVField.fixed(1000 * r.warmUpSeconds / Double(max(r.devices, 1)), decimals: 2),
-                                  CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0), CSVField.fixed(r.httpRequestsPerSecond, decimals: 0),
+                                  CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0), CSVField.fixed(r.inProcessTaskPlansPerSecond, decimals: 0),
+                                  CSVField.fixed(r.httpRequestsPerSecond, decimals: 0),
                                   ms(r.p99), ms(r.warmP99), CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), pct(r.serverCPUShare),
                                   two ? pct(r.databaseCPUShare) : "-", two ? CSVField.fixed(r.twoServersRequestsPerSecond, decimals: 0) : "-",
                                   two ? ms(r.twoServersP99) : "-", two ? pct(r.twoServersCPUShare) : "-", two ? pct(r.twoServersDatabaseCPUShare) : "-"])
                 }
-                TextTable.write(table, rightAligned: Set(1..<17), to: &out)
+                TextTable.write(table, rightAligned: Set(1..<18), to: &out)
                 log.write("p99 on PostgreSQL \(ms(results[1].p99)) ms for first plans, \(ms(results[1].warmP99)) ms warm (target 10 ms at \(clients) clients for plans answered ahead)\n")
                 log.write(workDir == nil && !keep ? "scratch files removed (--keep keeps them)\n" : "scratch files in \(directory)\n")
                 try FetchCast.finish(out)

@@ -50,7 +50,7 @@ extension FetchCast {
         var shutdownGrace = 10.0
 
         @Option(help: ArgumentHelp(
-            "Reads (plans, models, pages of devices) answered at once, each on a thread. Default: 2 on SQLite (a read keeps a core busy, on a connection of its own); on PostgreSQL 16 threads a core, sharing twice the cores' connections (a read waits for the server, a plan answered from memory for a check shared by the plans asked meanwhile), or twice the cores with --plans-in-memory 0.",
+            "Reads (plans, models, pages of devices) answered at once, each on a thread. Default: 2 on SQLite (a read keeps a core busy, on a connection of its own); on PostgreSQL 16 threads a core, sharing twice the cores' connections (a read waits for the server; a plan answered from memory waits for its check without a thread), or twice the cores with --plans-in-memory 0.",
             valueName: "n"))
         var readThreads: Int?
 
