@@ -161,6 +161,18 @@ struct PostgresServeTests {
     /// to a closing connection), nothing of the POST is stored, and the same body posted again
     /// is stored whole.
     @Test func aPostWhoseConnectionIsLostDuringItsCopyAnswers503() async throws {
+        // On a machine loaded by the other suites a whole COPY can begin and end between two
+        // polls of pg_stat_progress_copy (each a new connection): that attempt's POST is then
+        // checked stored whole, and another attempt made, at most three.
+        for attempt in 1...3 {
+            if try await loseAConnectionDuringItsCopy(attempt: attempt) { return }
+        }
+        Issue.record("no poll saw the POST's COPY in 3 attempts: the loss during a COPY was never made")
+    }
+
+    /// One attempt of ``aPostWhoseConnectionIsLostDuringItsCopyAnswers503()``; `false` when the
+    /// POST ended before a poll saw its COPY (its answer and rows checked), so that nothing was lost.
+    private func loseAConnectionDuringItsCopy(attempt: Int) async throws -> Bool {
         let database = try await PostgresTestDatabase.create()
         defer { Task { await database.drop() } }
         let fixture = try ServeFixture()
@@ -172,9 +184,11 @@ struct PostgresServeTests {
         let trace = ServeFixture.trace(devices: (0..<2000).map { "k-\($0)" }, days: 14)
         let rows = trace.split(separator: "\n").count - 1
         let posted = Task { await Self.ask(port, .post, "/v1/events", token: ServeFixture.ingestToken, body: trace) }
+        let answered = Flag()
+        let watcher = Task { _ = await posted.value; answered.set() }
         let watching = ContinuousClock.now
         var copying = false
-        while !copying, ContinuousClock.now - watching < .seconds(60) {
+        while !copying, !answered.isSet, ContinuousClock.now - watching < .seconds(60) {
             // Once rows have reached the server: the loss then meets the COPY's writes (one
             // under way, or the next), not only its start.
             copying = try await database.strings(
@@ -182,14 +196,24 @@ struct PostgresServeTests {
                 != ["0"]
             if !copying { try await Task.sleep(for: .milliseconds(5)) }
         }
-        #expect(copying, "no COPY seen")
+        if !copying {
+            #expect(answered.isSet, "no COPY seen and the POST not answered within 60 s: \(server.stderr.suffix(2000))")
+            guard answered.isSet else {
+                server.kill9()
+                return true
+            }
+            let answer = await posted.value
+            print("attempt \(attempt): the POST was answered \(String(describing: answer?.status.code)) before a poll saw its COPY")
+            #expect(answer?.status == .ok, "\(String(describing: answer))")
+            #expect(try await database.strings("SELECT count(*)::text FROM event_log") == [String(rows)], "stored whole")
+            #expect(server.terminate() == 0, "\(server.stderr.suffix(1500))")
+            return false
+        }
         try await database.setReachable(false)
         let lost = ContinuousClock.now
         try await database.setReachable(true)
         // The answer, or none within 20 s (the client would wait 300 s): then the server is
         // killed, which ends the request.
-        let answered = Flag()
-        let watcher = Task { _ = await posted.value; answered.set() }
         while !answered.isSet, ContinuousClock.now - lost < .seconds(20) { try await Task.sleep(for: .milliseconds(20)) }
         if !answered.isSet { server.kill9() }
         await watcher.value
@@ -203,12 +227,12 @@ struct PostgresServeTests {
             #expect(try await database.strings("SELECT count(*)::text FROM event_log") == [String(rows)], "stored whole")
             #expect(server.process.isRunning && !server.stderr.contains("Fatal error"), "serve ended: \(server.stderr.suffix(2000))")
             #expect(server.terminate() == 0, "\(server.stderr.suffix(1500))")
-            return
+            return true
         }
         #expect(answer?.0 == .serviceUnavailable && answer?.1 == "1", "\(String(describing: answer)) after \(took)")
         print("POST lost during its COPY: \(String(describing: answer?.0.code)) after \(took)")
         #expect(server.process.isRunning && !server.stderr.contains("Fatal error"), "serve ended: \(server.stderr.suffix(2000))")
-        guard answer != nil, server.process.isRunning else { return }
+        guard answer != nil, server.process.isRunning else { return true }
         #expect(try await database.strings("SELECT count(*)::text FROM event_log") == ["0"], "nothing of the lost POST stored")
         let again = try await post(server, trace)
         #expect(!again.duplicate && again.events == Int64(rows))
@@ -217,6 +241,7 @@ struct PostgresServeTests {
         // under a loaded clean-clone run, exit 4, its line cut off by the backtrace).
         let fatal = server.stderr.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("failure") || $0.contains("Crash") }
         #expect(code == 0, "\(fatal.prefix(5).joined(separator: "\n"))\n…\n\(server.stderr.suffix(1500))")
+        return true
     }
 
     /// A plan whose statement waits on a lock another session holds answers 503 at the
