@@ -22,12 +22,10 @@ extension ServeBenchmark {
         let deadline = WallClock.monotonic() + seconds
         let started = WallClock.monotonic()
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
+            let encoder = serverEncoder()
             var i = thread * 7919, n = 0
             while WallClock.monotonic() < deadline {
-                let at = asks[i % names.count]
-                let device = names[i % names.count]
+                let (device, at) = (names[i % names.count], asks[i % names.count])
                 if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
                     _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
                 }
@@ -54,12 +52,10 @@ extension ServeBenchmark {
             let total = await withTaskGroup(of: Int.self) { group in
                 for task in 0..<tasks {
                     group.addTask {
-                        let encoder = JSONEncoder()
-                        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // as the server encodes
+                        let encoder = serverEncoder()
                         var i = task * 7919, n = 0
                         while WallClock.monotonic() < deadline {
-                            let at = asks[i % names.count]
-                            let device = names[i % names.count]
+                            let (device, at) = (names[i % names.count], asks[i % names.count])
                             if let (fetches, note) = try? await service.planWithNote(PredictionRequest(device: device, at: at), on: work) {
                                 _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
                             }
@@ -73,5 +69,12 @@ extension ServeBenchmark {
             }
             return Double(total) / (WallClock.monotonic() - started)
         }
+    }
+
+    /// A JSON encoder that encodes as the server does.
+    private static func serverEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

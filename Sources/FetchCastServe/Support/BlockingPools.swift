@@ -35,24 +35,28 @@ final class BlockingPools: Service, BlockingWork {
         try await run(body, on: reads)
     }
 
-    /// Runs a check of the store for the plans kept in memory, as ``read(_:)`` runs a read.
+    /// Runs a check of the store for the plans kept in memory under a ``WorkDeadline`` of
+    /// `deadline`, as ``read(_:)`` runs a read; but not stopped when the task that runs it is
+    /// cancelled (its client gone): the plans waiting for it are other requests'.
     func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await run(body, on: checks)
+        try await run(body, on: checks, stoppedWithItsTask: false)
     }
 
-    private func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T, on pool: NIOThreadPool) async throws -> T {
+    private func run<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T, on pool: NIOThreadPool, stoppedWithItsTask: Bool = true
+    ) async throws -> T {
         let work = WorkDeadline(limit: deadline)
-        do {
-            return try await withTaskCancellationHandler {
-                try await pool.runIfActive {
-                    try WorkDeadline.$current.withValue(work) {
-                        try WorkDeadline.checkCurrent()
-                        return try body()
-                    }
+        let running = {
+            try await pool.runIfActive {
+                try WorkDeadline.$current.withValue(work) {
+                    try WorkDeadline.checkCurrent()
+                    return try body()
                 }
-            } onCancel: {
-                work.stop()
             }
+        }
+        do {
+            guard stoppedWithItsTask else { return try await running() }
+            return try await withTaskCancellationHandler(operation: running, onCancel: { work.stop() })
         } catch let stopped as WorkStopped {
             throw APIError(.serviceUnavailable, Self.message(stopped), headers: [.retryAfter: "1"])
         }
