@@ -1,6 +1,5 @@
 import Dispatch
 import FetchCastServe
-import Synchronization
 
 /// The blocking parts of plans asked from tasks in process, on threads as `fetchcast serve`
 /// runs them: reads on Dispatch's pool for blocking work, checks on a thread of their own.
@@ -20,18 +19,4 @@ struct BenchWork: BlockingWork {
             queue.async { continuation.resume(with: Result { try body() }) }
         }
     }
-}
-
-/// Runs `operation` to its end from the benchmark's thread (a command's, which may block).
-func runAsync<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
-    let done = DispatchSemaphore(value: 0)
-    let result = Mutex<Result<T, any Error>?>(nil)
-    Task.detached {
-        let outcome: Result<T, any Error>
-        do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
-        result.withLock { $0 = outcome }
-        done.signal()
-    }
-    done.wait()
-    return try result.withLock { $0! }.get()
 }

@@ -45,7 +45,7 @@ extension ServeBenchmark {
     /// plans per second.
     static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], tasks: Int, seconds: Double) throws -> Double {
         let names = names, asks = asks
-        return try runAsync {
+        return try Blocking.wait {
             let work = BenchWork()
             let deadline = WallClock.monotonic() + seconds
             let started = WallClock.monotonic()

@@ -1,3 +1,4 @@
+import FetchCastCore
 import FetchCastStore
 import PostgresNIO
 
