@@ -124,7 +124,10 @@ let package = Package(
         // FETCHCAST_TEST_POSTGRES names a server) passes the same tests.
         .testTarget(
             name: "FetchCastPostgresTests",
-            dependencies: ["FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastServe", "FetchCastTrace", "FetchCastTestSupport"]),
+            dependencies: [
+                "FetchCastCore", "FetchCastStore", "FetchCastPostgres", "FetchCastPredict", "FetchCastExport", "FetchCastReplay", "FetchCastServe",
+                "FetchCastTrace", "FetchCastTestSupport",
+            ]),
         .testTarget(name: "FetchCastModelTests", dependencies: ["FetchCastCore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastPredictTests", dependencies: ["FetchCastCore", "FetchCastPredict", "FetchCastReplay", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),
         .testTarget(name: "FetchCastExportTests", dependencies: ["FetchCastCore", "FetchCastExport", "FetchCastPredict", "FetchCastStore", "FetchCastModel", "FetchCastTrace", "FetchCastTestSupport"]),

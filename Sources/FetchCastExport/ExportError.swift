@@ -11,6 +11,9 @@ package enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyWindow(from: Double, to: Double)
     /// The `predictions` window is longer than ``Exporter/maximumPredictionDays`` days.
     case windowTooLong(days: Double)
+    /// A table asked of the wrong source: `events` of a repository, a model's table of the
+    /// event log.
+    case wrongSource(ExportKind)
 
     package var description: String {
         switch self {
@@ -22,6 +25,10 @@ package enum ExportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the window from \(CSVField.fixed(from, decimals: 0)) to \(CSVField.fixed(to, decimals: 0)) (Unix seconds) is empty; pass a --to later than --from."
         case .windowTooLong(let days):
             return "the predictions window spans \(CSVField.fixed(days, decimals: 1)) days; plan at most \(Exporter.maximumPredictionDays) days at a time (narrow --from/--to)."
+        case .wrongSource(let kind):
+            return kind == .events
+                ? "the events table is read from the event log, not from the model: export it with Exporter.exportEvents(_:from:to:)."
+                : "the \(kind.rawValue) table is made by the model: export it from a ModelRepository with Exporter.export(_:from:to:onSaveFailure:)."
         }
     }
 }

@@ -16,13 +16,32 @@ extension Exporter {
     /// byte, for the same ingested files.
     ///
     /// - Parameters:
-    ///   - request: The filters and format (its kind must be `events`).
-    ///   - log: The event log to read.
+    ///   - request: The filters and format (its kind must be `events`; the model's tables come
+    ///     from a repository: ``export(_:from:to:onSaveFailure:)-(_,ModelRepository,_,_)``).
+    ///   - location: The store, on either engine; its event log is opened, read in one snapshot
+    ///     and closed.
     ///   - out: Where the table goes.
     /// - Returns: The number of data rows written (the CSV header not counted).
-    /// - Throws: ``ExportError`` for an unknown device or app or an empty window; ``StoreError``
-    ///   when the log cannot be read; what writing to `out` throws.
+    /// - Throws: ``ExportError`` for another table, an unknown device or app or an empty window;
+    ///   ``StoreError`` when the log cannot be opened or read; what writing to `out` throws.
     /// - Complexity: O(n log n) in the log's events (the engine's sort), streaming rows.
+    @discardableResult
+    public static func exportEvents<Out: TextOutputStream>(
+        _ request: ExportRequest, from location: StoreLocation, to out: inout Out
+    ) async throws -> Int {
+        guard request.kind == .events else { throw ExportError.wrongSource(request.kind) }
+        let log = try await location.openLog(false)
+        do {
+            let rows = try await exportEvents(request, from: log, to: &out)
+            await log.close()
+            return rows
+        } catch {
+            await log.close()
+            throw error
+        }
+    }
+
+    /// ``exportEvents(_:from:to:)-(_,StoreLocation,_)`` from an event log already open.
     @discardableResult
     package static func exportEvents<Out: TextOutputStream>(
         _ request: ExportRequest, from log: any EventLogScanner, to out: inout Out

@@ -39,24 +39,31 @@ public enum Exporter {
         case .events:
             try writeEvents(request, store: store, withConditions: withConditions, writer: &writer, to: &out)
         case .model, .cousage, .predictions:
-            return try exportModel(request, from: store, to: &out, onSaveFailure: onSaveFailure)
+            return try export(request, from: ModelRepository(modelStore: store), to: &out, onSaveFailure: onSaveFailure)
         }
         writer.finish(to: &out)
         return writer.rows
     }
 
-    /// ``export(_:from:to:onSaveFailure:)`` of the tables the model makes (`model`, `cousage`,
-    /// `predictions`), from a store of either engine.
+    /// Writes one of the tables the model makes (`model`, `cousage`, `predictions`) from a
+    /// repository over a store of either engine (``ModelRepository/init(location:configuration:)``):
+    /// what ``export(_:from:to:onSaveFailure:)`` writes from an SQLite store, byte for byte. It
+    /// folds newly ingested events first, as `predict` does. The `events` table is the event
+    /// log's: ``exportEvents(_:from:to:)``.
+    ///
+    /// - Parameters: As for ``export(_:from:to:onSaveFailure:)``, `repository` in place of the store.
+    /// - Returns: The number of data rows written (the CSV header not counted).
+    /// - Throws: ``ExportError`` for an `events` request, an unknown device or app or a bad
+    ///   window; ``StoreError`` when the store cannot be read.
     @discardableResult
-    package static func exportModel<Out: TextOutputStream>(
-        _ request: ExportRequest, from store: any ModelStore, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
+    public static func export<Out: TextOutputStream>(
+        _ request: ExportRequest, from repository: ModelRepository, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
     ) throws -> Int {
-        precondition(request.kind != .events, "events are exported through the event log's scan")
+        guard request.kind != .events else { throw ExportError.wrongSource(request.kind) }
         var writer = ExportWriter<Out>(columns: request.kind.columns, format: request.format)
         // A batch of devices at a time, in name order: the output is the same as from one
         // snapshot of every device, without holding every device's state.
         var checked = false
-        let repository = ModelRepository(modelStore: store)
         var unsaved: StoreError?
         defer { if let unsaved { onSaveFailure(unsaved) } }
         try repository.forEachBatch(device: request.device) { snapshot in

@@ -106,6 +106,16 @@ public final class ModelRepository {
         self.init(modelStore: store, configuration: configuration)
     }
 
+    /// Opens a repository over the store at `location`, on either engine (on PostgreSQL, an
+    /// older FetchCast schema is upgraded); its connection closes when the repository is
+    /// released. It reads and saves on the calling thread, waiting for PostgreSQL's answers
+    /// there: call it from a thread that may block (the CLI's, a thread pool's), not from a Swift
+    /// concurrency task, whose few threads the engine's own tasks need.
+    /// - Throws: ``StoreError`` when the store does not exist or cannot be opened.
+    public convenience init(location: StoreLocation, configuration: ModelConfiguration = ModelConfiguration()) throws {
+        self.init(modelStore: try location.openModelStore(), configuration: configuration)
+    }
+
     /// Creates a repository over a store of either engine.
     package init(modelStore store: any ModelStore, configuration: ModelConfiguration = ModelConfiguration()) {
         self.store = store

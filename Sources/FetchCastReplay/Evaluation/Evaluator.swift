@@ -78,6 +78,38 @@ public enum Evaluator {
             toolVersion: toolVersion, progress: progress)
     }
 
+    /// Runs an evaluation of every event of the store at `location`, on either engine: what
+    /// ``run(_:options:registry:outputDirectory:protecting:toolVersion:progress:)`` gives for
+    /// ``EvaluationInput/store(_:)`` of the same events (`fetchcast evaluate` without a trace).
+    /// An SQLite store's files are protected from the outputs.
+    /// - Parameters: As for ``run(_:options:registry:outputDirectory:protecting:toolVersion:progress:)``,
+    ///   `location` in place of the input.
+    /// - Returns: The summary and per-device rows.
+    /// - Throws: ``EvaluationError`` (``EvaluationError/store(_:)`` when the store cannot be
+    ///   opened or read).
+    public static func run(
+        store location: StoreLocation, options: EvaluationOptions, registry: PolicyRegistry = .standard,
+        outputDirectory: String? = nil, protecting protected: ProtectedFiles = ProtectedFiles(), toolVersion: String = "",
+        progress: ((String) -> Void)? = nil
+    ) async throws(EvaluationError) -> Evaluation {
+        let log: any EventLogScanner
+        do {
+            log = try await location.openLog(false)
+        } catch {
+            throw .store("\(error)")
+        }
+        let result: Result<Evaluation, EvaluationError>
+        do {
+            result = .success(try await run(
+                log: log, options: options, registry: registry, outputDirectory: outputDirectory, protecting: protected,
+                toolVersion: toolVersion, progress: progress))
+        } catch {
+            result = .failure(error)
+        }
+        await log.close()
+        return try result.get()
+    }
+
     /// Before reading the input: refuses outputs that would replace a protected file (before
     /// the replay, not after it), and makes the plans and the pass-1 scanner.
     private static func begin(

@@ -80,7 +80,7 @@ extension FetchCast {
             var out = try FetchCast.output(output, protecting: store.isPostgres ? ProtectedFiles() : ProtectedFiles(store: store.path))
             try store.withModelStore(.readSavingWhenWritable) { s in
                 do {
-                    try Exporter.exportModel(request, from: s, to: &out, onSaveFailure: FetchCast.warnUnsaved)
+                    try Exporter.export(request, from: ModelRepository(modelStore: s), to: &out, onSaveFailure: FetchCast.warnUnsaved)
                 } catch {
                     throw FetchCast.fail("\(error)")
                 }

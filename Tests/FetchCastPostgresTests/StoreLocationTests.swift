@@ -1,0 +1,121 @@
+import FetchCastCore
+import FetchCastExport
+import FetchCastPostgres
+import FetchCastPredict
+import FetchCastReplay
+import FetchCastStore
+import FetchCastTestSupport
+import Foundation
+import Testing
+
+/// The library's engine-neutral entry points, through ``StoreLocation``: what each answers from a
+/// store of either engine is what the SQLite-only entry points answer from an SQLite store of the
+/// same file, byte for byte.
+@Suite("Store locations: the public entry points on every engine")
+struct StoreLocationTests {
+    /// Three devices' four weeks of habits, and a publish to every device.
+    private static let trace = (["time,device,app,event,result,bytes,duration_ms"] + HabitTrace.rows(devices: ["d1", "d2", "d3"], days: 0..<28)
+        + ["2023-11-20T07:00:00+01:00,,news,publish,,,"]).joined(separator: "\n") + "\n"
+
+    /// Stores the trace through `location`'s event log and in a reference SQLite store through
+    /// the SQLite-only API.
+    private func stored(at location: StoreLocation, _ directory: TemporaryDirectory) async throws -> Store {
+        let path = try directory.write("habits.csv", Self.trace)
+        let log = try await location.openEventLog(create: true)
+        let appended = try await log.append(path: path, name: "habits.csv", options: fixedOptions())
+        await log.close()
+        #expect(appended.status == .ingested && appended.events == 28 * 12 + 1)
+        let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
+        _ = try Ingestor(store: reference, options: fixedOptions()).ingest(path: path, name: "habits.csv")
+        return reference
+    }
+
+    private func location(_ under: LogUnderTest) throws -> StoreLocation {
+        under.engine == .sqlite ? .sqlite(path: under.location) : try .postgres(url: under.location)
+    }
+
+    @Test(arguments: Engine.available)
+    func theModelsTablesAndPlansAreTheSQLiteStoresOnes(_ engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let location = try location(under)
+            let reference = try await stored(at: location, directory)
+            // A week of plans from the last day on, and the model's tables.
+            let requests = [
+                ExportRequest(kind: .predictions, from: 1_699_833_600 + 27 * 86_400, to: 1_699_833_600 + 34 * 86_400),
+                ExportRequest(kind: .model, device: "d2"),
+                ExportRequest(kind: .cousage),
+            ]
+            for request in requests {
+                var expected = ""
+                let rows = try Exporter.export(request, from: reference, to: &expected)
+                // The repository waits for PostgreSQL on its thread: never on a task's.
+                let got = try await offThread {
+                    var out = ""
+                    _ = try Exporter.export(request, from: try ModelRepository(location: location), to: &out)
+                    return out
+                }
+                #expect(rows > 0, "\(request.kind)")
+                #expect(got == expected, "\(request.kind) from \(location)")
+            }
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func theEventsAndTheEvaluationAreTheSQLiteStoresOnes(_ engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let location = try location(under)
+            let reference = try await stored(at: location, directory)
+            let request = ExportRequest(kind: .events, device: "d1")
+            var expected = ""
+            _ = try Exporter.export(request, from: reference, to: &expected)
+            var got = ""
+            let rows = try await Exporter.exportEvents(request, from: location, to: &got)
+            #expect(rows == 28 * 4)  // d1's own: a publish to every device is the empty device's row
+            #expect(got == expected)
+
+            let options = EvaluationOptions(policies: ["hourly", "learned"], budgets: [6], threads: 1)
+            let replayed = try await Evaluator.run(store: location, options: options)
+            let referenceRun = try Evaluator.run(.store(reference), options: options)
+            #expect(replayed.summary == referenceRun.summary)
+            #expect(replayed.devices == referenceRun.devices)
+            #expect(replayed.eventsReplayed == 28 * 12 + 1)
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func aTableAskedOfTheWrongSourceIsRefusedSayingWhereItIs(_ engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let location = try location(under)
+            _ = try await stored(at: location, directory)
+            var out = ""
+            let fromLog = await #expect(throws: (any Error).self) {
+                try await Exporter.exportEvents(ExportRequest(kind: .model), from: location, to: &out)
+            }
+            #expect("\(fromLog!)".contains("made by the model: export it from a ModelRepository"))
+            let fromModel = await #expect(throws: (any Error).self) {
+                try await offThread {
+                    var out = ""
+                    _ = try Exporter.export(ExportRequest(kind: .events), from: try ModelRepository(location: location), to: &out)
+                }
+            }
+            #expect("\(fromModel!)".contains("read from the event log, not from the model"))
+            #expect(out.isEmpty)
+        }
+    }
+
+    @Test func aMissingSQLiteStoreIsAnErrorNotANewStore() async throws {
+        let directory = try TemporaryDirectory()
+        let missing = StoreLocation.sqlite(path: directory.path + "/missing.sqlite")
+        #expect(throws: StoreError.self) { _ = try ModelRepository(location: missing) }
+        await #expect(throws: StoreError.self) { _ = try await missing.openEventLog() }
+        await #expect(throws: EvaluationError.self) { _ = try await Evaluator.run(store: missing, options: EvaluationOptions()) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))
+        #expect("\(missing)" == directory.path + "/missing.sqlite")
+    }
+
+    @Test func aPostgresLocationIsNamedWithoutItsPassword() throws {
+        let location = try StoreLocation.postgres(url: "postgres://fc:s3cret@db.example:5433/fleet", environment: [:])
+        #expect("\(location)" == "postgres://fc@db.example:5433/fleet")
+        #expect(throws: StoreError.self) { _ = try StoreLocation.postgres(url: "mysql://fc@db/fleet", environment: [:]) }
+    }
+}
