@@ -127,6 +127,16 @@ package enum ServeBenchmark {
         package var databaseCPUShare = 0.0
         package var twoServersDatabaseCPUShare = 0.0
 
+        /// The warm load alternated a second at a time with a `serve` of the SQLite half's store
+        /// (PostgreSQL; ``alternatedWarm(postgres:sqliteStore:targets:clients:executable:directory:)``):
+        /// this engine's rate, and SQLite's in the seconds between.
+        package var alternatedWarmRequestsPerSecond = 0.0
+        package var alternatedSQLiteWarmRequestsPerSecond = 0.0
+        /// PostgreSQL's alternated warm rate over SQLite's, 0 when not measured.
+        package var alternatedWarmRatio: Double {
+            alternatedSQLiteWarmRequestsPerSecond > 0 ? alternatedWarmRequestsPerSecond / alternatedSQLiteWarmRequestsPerSecond : 0
+        }
+
         /// Bytes the store keeps per device after the warm-up.
         package var bytesPerDevice: Double { Double(storeBytes) / Double(max(devices, 1)) }
 
@@ -145,10 +155,14 @@ package enum ServeBenchmark {
     /// Runs the benchmark in `directory` (left with its stores and traces for inspection).
     package static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) throws -> Result {
         var result = Result()
-        var store = directory + "/serve-bench.sqlite"
+        let sqliteStore = directory + "/serve-bench.sqlite"
+        var store = sqliteStore
         var storage = ServiceStorage.sqlite(path: store)
         // A store left in a reused --work-dir would already hold the fleet and its saved rows.
-        for suffix in ["", "-wal", "-shm"] { unlink(store + suffix) }
+        // The PostgreSQL half keeps the SQLite half's: its server is the alternated reference.
+        if options.postgresURL == nil {
+            for suffix in ["", "-wal", "-shm"] { unlink(store + suffix) }
+        }
         if let url = options.postgresURL {
             let database = "fetchcast_bench_serve"
             try PostgresIngestBenchmark.admin(url, "DROP DATABASE IF EXISTS \(database)")
@@ -209,6 +223,11 @@ package enum ServeBenchmark {
 
             // A new service: nothing of the first pass in memory.
             let served = try FetchCastService(storage: storage)
+            // As a served process does after its warm-up pass (PostgreSQL; SQLite keeps none in
+            // memory): the plans kept ahead loaded into memory before the load.
+            let loading = WallClock.monotonic()
+            let loaded = try served.preloadPlans()
+            if loaded > 0 { log.write("in process: \(loaded) plan tables loaded into memory in \(format(WallClock.monotonic() - loading)) s\n") }
             var planned = 0
             result.inProcessPlansPerSecond = try planInProcess(
                 served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds, planned: &planned)
@@ -299,6 +318,16 @@ package enum ServeBenchmark {
         (result.warmP50, result.warmP99, result.warmP999) =
             (percentile(warmSorted, 0.5), percentile(warmSorted, 0.99), percentile(warmSorted, 0.999))
         log.write("HTTP, warm (the first \(warm.count) devices again): \(format(result.warmRequestsPerSecond, 0)) requests/s, p50 \(format(result.warmP50 * 1000)) ms, p99 \(format(result.warmP99 * 1000)) ms, p99.9 \(format(result.warmP999 * 1000)) ms, \(warmLoad.errors) errors\n")
+
+        // The same warm load alternated with SQLite's server. Not the first device: the SQLite
+        // half's fold pause gave it a row after these plans' instant.
+        if options.postgresURL != nil, let alternated = try alternatedWarm(
+            postgres: server, sqliteStore: sqliteStore, targets: Array(warm.dropFirst()), clients: options.clients,
+            executable: executable, directory: directory) {
+            (result.alternatedWarmRequestsPerSecond, result.alternatedSQLiteWarmRequestsPerSecond) = (alternated.postgres, alternated.sqlite)
+            result.httpErrors += alternated.errors
+            log.write("HTTP, warm, alternated a second at a time with a serve of the SQLite half's store (\(Self.alternatedRounds) rounds, \(warm.count - 1) devices): PostgreSQL \(format(alternated.postgres, 0)) requests/s, SQLite \(format(alternated.sqlite, 0)): \(format(result.alternatedWarmRatio))x, \(alternated.errors) errors\n")
+        }
 
         // The live pass: the same warm load while rows of other devices arrive, one POST every
         // `livePostInterval` (each one a transaction the writer folds). Within a prior epoch

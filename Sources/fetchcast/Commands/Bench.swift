@@ -292,7 +292,8 @@ extension FetchCast {
                 let pct = { (x: Double) in CSVField.fixed(100 * x, decimals: 0) + "%" }
                 var table = [["engine", "devices", "events", "store_KiB_per_device", "warm_up_s", "warm_up_ms_per_device", "in_process_plans_s",
                               "in_process_tasks_plans_s", "http_requests_s", "p99_ms", "warm_p99_ms", "server_peak_MiB", "server_cpu", "postgres_cpu",
-                              "two_servers_requests_s", "two_servers_p99_ms", "two_servers_cpu", "two_servers_postgres_cpu"]]
+                              "two_servers_requests_s", "two_servers_p99_ms", "two_servers_cpu", "two_servers_postgres_cpu",
+                              "warm_requests_s", "warm_alternated_s", "sqlite_alternated_s", "warm_vs_sqlite_alternated"]]
                 for r in results {
                     let two = r.engine == "postgres"
                     table.append([r.engine, String(r.devices), String(r.events), CSVField.fixed(r.bytesPerDevice / 1024, decimals: 1),
@@ -301,9 +302,13 @@ extension FetchCast {
                                   CSVField.fixed(r.httpRequestsPerSecond, decimals: 0),
                                   ms(r.p99), ms(r.warmP99), CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), pct(r.serverCPUShare),
                                   two ? pct(r.databaseCPUShare) : "-", two ? CSVField.fixed(r.twoServersRequestsPerSecond, decimals: 0) : "-",
-                                  two ? ms(r.twoServersP99) : "-", two ? pct(r.twoServersCPUShare) : "-", two ? pct(r.twoServersDatabaseCPUShare) : "-"])
+                                  two ? ms(r.twoServersP99) : "-", two ? pct(r.twoServersCPUShare) : "-", two ? pct(r.twoServersDatabaseCPUShare) : "-",
+                                  CSVField.fixed(r.warmRequestsPerSecond, decimals: 0),
+                                  r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedWarmRequestsPerSecond, decimals: 0) : "-",
+                                  r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedSQLiteWarmRequestsPerSecond, decimals: 0) : "-",
+                                  r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedWarmRatio, decimals: 2) + "x" : "-"])
                 }
-                TextTable.write(table, rightAligned: Set(1..<18), to: &out)
+                TextTable.write(table, rightAligned: Set(1..<22), to: &out)
                 log.write("p99 on PostgreSQL \(ms(results[1].p99)) ms for first plans, \(ms(results[1].warmP99)) ms warm (target 10 ms at \(clients) clients for plans answered ahead)\n")
                 log.write(workDir == nil && !keep ? "scratch files removed (--keep keeps them)\n" : "scratch files in \(directory)\n")
                 try FetchCast.finish(out)
