@@ -39,6 +39,21 @@ struct HostileRequestTests {
         return admin
     }
 
+    /// Posts the fixture's devices and a burst of `rows` through a server that waits as long as
+    /// the posts take, then stops it; returns the admin headers, for a server of the same store
+    /// built after it. For the deadline tests: a POST waits for a read thread too (its spool is
+    /// made there), and on a loaded machine that wait alone passed a deadline of 10 ms.
+    static func postedBeforeTheServer(rows: Int, in fixture: ServeFixture) async throws -> HTTPFields {
+        var patient = try fixture.configuration(maxBody: 4 << 20)
+        patient.requestDeadline = .seconds(600)
+        patient.warmsSchedulers = false
+        let (app, _) = try buildApplication(configuration: patient)
+        try await app.test(.live) { live in
+            try await ServeFixture.withClient(of: live) { client in _ = try await Self.post(rows: rows, to: client) }
+        }
+        return ServeFixture.bearer(ServeFixture.adminToken)
+    }
+
     @Test func anotherDevicesPlanAnswersWithinASecondWhileABurstIsReplayed() async throws {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration(maxBody: 4 << 20)
@@ -90,10 +105,10 @@ struct HostileRequestTests {
         // of the same trace takes 0.26 s with the process's start). At 0.5 s the margin was the
         // fold's alone, and its twin for sweeps failed on a quiet machine.
         configuration.requestDeadline = .milliseconds(50)
+        let admin = try await Self.postedBeforeTheServer(rows: 150_000, in: fixture)
         let (app, _) = try buildApplication(configuration: configuration)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
-                let admin = try await Self.post(rows: 150_000, to: client)
                 let stopped = try await client.get("/v1/devices/burst/plan?at=\(Self.burstStart + 900)", headers: admin)
                 #expect(stopped.status == .serviceUnavailable)
                 #expect(stopped.headers[.retryAfter] == "1")
@@ -124,10 +139,10 @@ struct HostileRequestTests {
         // of milliseconds at least). At 0.5 s a quiet machine answered it in time: a 200.
         configuration.requestDeadline = .milliseconds(10)
         configuration.warmsSchedulers = false
+        let admin = try await Self.postedBeforeTheServer(rows: 150_000, in: fixture)
         let (app, _) = try buildApplication(configuration: configuration)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
-                let admin = try await Self.post(rows: 150_000, to: client)
                 // From the burst's middle: its device's plan replays 75,000 launches first.
                 let from = Self.burstStart + 900
                 let response = try await client.get("/v1/plans?from=\(from)&to=\(from + 3600)", headers: admin)
