@@ -42,8 +42,17 @@ public func buildApplication(
     let registry = ServeMetrics.registry
     let table = RouteTable()
 
+    // Bodies in a directory of this server's own (PostgreSQL): those of servers that were killed
+    // go first. Released with the application (the events route holds it).
+    var spoolDirectory = configuration.spoolDirectory
+    var privateSpool: PrivateSpoolDirectory?
+    if configuration.spoolsInPrivateDirectory {
+        PrivateSpoolDirectory.removeAbandoned(in: configuration.spoolDirectory)
+        privateSpool = try PrivateSpoolDirectory.create(in: configuration.spoolDirectory)
+        spoolDirectory = privateSpool!.path
+    }
     // A server killed during a POST left its spool: nothing will read it.
-    BodySpool.removeStale(directory: configuration.spoolDirectory, store: configuration.databasePath)
+    BodySpool.removeStale(directory: spoolDirectory, store: configuration.databasePath)
 
     // HEAD is answered like GET, without the body (health checks use it).
     let router = Router(context: ServeRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -85,7 +94,7 @@ public func buildApplication(
     let v1Ingest = RecordedGroup(group: router.group("v1").add(middleware: RequireScope(scope: .ingest)), prefix: "/v1", table: table)
     EventsController(
         service: service, pools: pools, maxBody: configuration.maxBody, maxDecodedBody: configuration.maxDecodedBody,
-        maxEvents: configuration.maxEvents, spoolDirectory: configuration.spoolDirectory, store: configuration.databasePath,
+        maxEvents: configuration.maxEvents, spoolDirectory: spoolDirectory, privateSpool: privateSpool, store: configuration.databasePath,
         eventsIngested: registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "events_ingested", unitName: "total", helpText: "Events added by POST /v1/events")),
         folds: FoldScheduler(), warmup: warmup

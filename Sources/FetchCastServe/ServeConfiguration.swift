@@ -1,5 +1,7 @@
 import FetchCastCore
 import FetchCastStore
+import FetchCastTrace
+import Foundation
 import Hummingbird
 
 #if canImport(Glibc)
@@ -51,11 +53,38 @@ public struct ServeConfiguration: Sendable {
     /// How the service opens the store when it is not the SQLite file `databasePath` (a
     /// PostgreSQL database); `nil`: that file.
     package var storage: ServiceStorage?
+    /// Whether bodies are spooled in a directory of this server's own made in `spoolDirectory`
+    /// (``PrivateSpoolDirectory``): for a store that is no file to spool beside, where several
+    /// servers of one database may share a machine.
+    package var spoolsInPrivateDirectory = false
 
-    /// Creates a configuration with the defaults of `fetchcast serve`.
+    /// Creates a configuration with the defaults of `fetchcast serve` for the SQLite store at
+    /// `databasePath`.
     public init(databasePath: String) {
         self.databasePath = databasePath
         spoolDirectory = Self.directory(of: databasePath)
+    }
+
+    /// Creates a configuration with the defaults of `fetchcast serve --db` for the store at
+    /// `location`, on either engine. An SQLite store's request bodies are spooled beside it. A
+    /// PostgreSQL database's server spools them in a directory of its own, made under
+    /// `spoolDirectory` (the system's temporary directory unless set) when the application is
+    /// built and removed when it is released; one a killed server left is removed by the next
+    /// server that starts there. On PostgreSQL a read waits for the database rather than the
+    /// CPU: 16 read threads a core by default (2 on SQLite), sharing 2 connections a core.
+    public init(store location: StoreLocation) {
+        guard location.filePath == nil else {
+            self.init(databasePath: location.description)
+            return
+        }
+        // Spools are named after `databasePath`: the URL without its password.
+        self.init(databasePath: location.description)
+        spoolDirectory = TemporaryPath.directory
+        spoolsInPrivateDirectory = true
+        storage = location.storage
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        storage?.maxReaders = 2 * cores
+        readThreads = (storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
     }
 
     /// The directory holding `path` (`.` for a bare file name).

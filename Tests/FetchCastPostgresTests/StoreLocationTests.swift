@@ -3,6 +3,7 @@ import FetchCastExport
 import FetchCastPostgres
 import FetchCastPredict
 import FetchCastReplay
+import FetchCastServe
 import FetchCastStore
 import FetchCastTestSupport
 import Foundation
@@ -100,6 +101,41 @@ struct StoreLocationTests {
             }
             #expect("\(fromModel!)".contains("read from the event log, not from the model"))
             #expect(out.isEmpty)
+        }
+    }
+
+    /// A service of a PostgreSQL location spools request bodies in a directory of its own (several
+    /// servers of one database may share a machine), made with the application and removed when
+    /// it is released; one of an SQLite location spools beside its file, as `ServeConfiguration(databasePath:)`.
+    @Test(arguments: Engine.available)
+    func aServiceSpoolsBesideItsFileOrInADirectoryOfItsOwn(_ engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let location = try location(under)
+            _ = try await stored(at: location, directory)
+            let base = directory.path + "/tmp"
+            try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false)
+            var configuration = ServeConfiguration(store: location)
+            #expect(configuration.databasePath == "\(location)")
+            if engine == .sqlite {
+                #expect(configuration.spoolDirectory == directory.path)
+                #expect(configuration.readThreads == ServeConfiguration(databasePath: under.location).readThreads)
+                return
+            }
+            configuration.spoolDirectory = base
+            let spools = { @Sendable in try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.hasPrefix("fetchcast-spool-") } }
+            // Building opens the database and waits for it: not on a task's thread.
+            let built = configuration
+            let (during, after) = try await offThread {
+                let during: [String]
+                do {
+                    let app = try buildApplication(configuration: built).application
+                    during = try spools()
+                    withExtendedLifetime(app) {}
+                }
+                return (during, try spools())
+            }
+            #expect(during.count == 1)
+            #expect(after.isEmpty, "\(after)")
         }
     }
 

@@ -14,6 +14,9 @@ struct EventsController {
     let maxDecodedBody: Int64
     let maxEvents: Int64
     let spoolDirectory: String
+    /// The directory of this server's own that `spoolDirectory` is, when it is one: kept as long
+    /// as the route is (``PrivateSpoolDirectory`` removes it when released).
+    let privateSpool: PrivateSpoolDirectory?
     /// The store file (spools are named after it).
     let store: String
     let eventsIngested: Prometheus.Counter

@@ -88,10 +88,16 @@ package final class PrivateSpoolDirectory: Sendable {
         return rmdir(path) == 0
     }
 
-    deinit {
-        let fd = lock.load(ordering: .acquiring)
+    /// Releases the lock and leaves the directory, as a process that ends without its graceful
+    /// stop does (the kernel releases its lock): what ``removeAbandoned(in:)`` removes (tests).
+    package func abandon() {
+        let fd = lock.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 { close(fd) }
     }
+
+    /// Released (with the application built with it, ``ServeConfiguration/init(store:)``), it is
+    /// removed, as at a graceful stop.
+    deinit { remove() }
 
     package struct Failure: Error, CustomStringConvertible {
         package var description: String

@@ -10,10 +10,10 @@ import Darwin
 /// What the library's engine-neutral entry points take: ``openEventLog(create:)`` to ingest
 /// and list files, `ModelRepository(location:)` for models and plans (and
 /// `Exporter.export(_:from:to:onSaveFailure:)` of the model's tables from it),
-/// `Exporter.exportEvents(_:from:to:)` for events, and `Evaluator.run(store:options:…)` to replay
-/// the stored events. Naming a store opens nothing; each entry point opens its own connection
-/// and closes it when done (a repository's when it is released). The service
-/// (`buildApplication`) still takes an SQLite path only.
+/// `Exporter.exportEvents(_:from:to:)` for events, `Evaluator.run(store:options:…)` to replay
+/// the stored events, and `ServeConfiguration(store:)` for the service. Naming a store opens
+/// nothing; each entry point opens its own connection and closes it when done (a repository's
+/// when it is released).
 public struct StoreLocation: Sendable, CustomStringConvertible {
     /// How the connections of the model layer and of a service are opened.
     package var storage: ServiceStorage

@@ -94,33 +94,23 @@ extension FetchCast {
 
         func run() async throws {
             if !store.isPostgres { try store.refuseWhatCannotBeAStore() }
-            // A URL is named without its password (spools are named after the store).
-            var configuration = ServeConfiguration(databasePath: store.isPostgres ? store.displayName : store.path)
-            var spool: PrivateSpoolDirectory?
-            defer { spool?.remove() }
+            var configuration = ServeConfiguration(databasePath: store.path)
             if store.isPostgres {
+                // Bodies are spooled in a directory of this process's own under $TMPDIR (several
+                // servers on one database may share a machine), with many read threads sharing
+                // few connections: ServeConfiguration(store:).
                 do {
-                    configuration.storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: store.path))
-                    if let plansInMemory { configuration.storage?.plansInMemoryBytes = Self.bytes(plansInMemory) ?? 0 }
+                    configuration = ServeConfiguration(store: try .postgres(url: store.path))
                 } catch {
                     throw FetchCast.fail("\(error)")
                 }
-                // Bodies are spooled in a directory of this process's own: several servers on
-                // one database may share a machine. Those of servers that were killed go first.
-                let base = TemporaryPath.directory
-                PrivateSpoolDirectory.removeAbandoned(in: base)
-                do {
-                    spool = try PrivateSpoolDirectory.create(in: base)
-                } catch {
-                    throw FetchCast.fail("\(error)")
+                if let plansInMemory {
+                    configuration.storage?.plansInMemoryBytes = Self.bytes(plansInMemory) ?? 0
+                    // A plan answered from memory waits for a check as a task, holding no
+                    // thread; without, every plan holds a read thread while it waits.
+                    let cores = ProcessInfo.processInfo.activeProcessorCount
+                    configuration.readThreads = (configuration.storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
                 }
-                configuration.spoolDirectory = spool!.path
-                // A read waits for the server, and a plan answered from memory waits for a check
-                // shared by every plan asked meanwhile, holding no connection: many threads, few
-                // connections.
-                let cores = ProcessInfo.processInfo.activeProcessorCount
-                configuration.storage?.maxReaders = 2 * cores
-                configuration.readThreads = (configuration.storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
             }
             if let readThreads { configuration.readThreads = readThreads }
             configuration.host = host

@@ -42,8 +42,7 @@ struct PrivateSpoolDirectoryTests {
     }
 
     /// A server that ends without its graceful stop (its lock released with the process: here,
-    /// the object gone without ``PrivateSpoolDirectory/remove()``) leaves a directory the next
-    /// start removes.
+    /// ``PrivateSpoolDirectory/abandon()``) leaves a directory the next start removes.
     @Test func aDirectoryWhoseOwnerEndedWithoutStoppingIsRemovedAtTheNextStart() throws {
         let fixture = try ServeFixture()
         var path = ""
@@ -52,6 +51,7 @@ struct PrivateSpoolDirectoryTests {
             path = owner.path
             _ = FileManager.default.createFile(atPath: path + "/db-body-zzzzzz", contents: Data())
             #expect(PrivateSpoolDirectory.removeAbandoned(in: fixture.directory) == 0, "its owner runs")
+            owner.abandon()
         }
         #expect(exists(path + "/db-body-zzzzzz"))
         #expect(PrivateSpoolDirectory.removeAbandoned(in: fixture.directory) == 1)
