@@ -82,9 +82,17 @@ public struct ServeConfiguration: Sendable {
         spoolDirectory = TemporaryPath.directory
         spoolsInPrivateDirectory = true
         storage = location.storage
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        storage?.maxReaders = 2 * cores
-        readThreads = (storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
+        storage?.maxReaders = 2 * ProcessInfo.processInfo.activeProcessorCount
+        keepPlansInMemory(bytes: location.storage.plansInMemoryBytes)
+    }
+
+    /// Keeps about `bytes` of plans kept ahead in memory (PostgreSQL; 0: none), with the read
+    /// threads that go with it: a plan answered from memory waits for its check as a task,
+    /// holding no thread, so 16 a core; without, every plan holds a read thread while it waits
+    /// for the database, 2 a core.
+    package mutating func keepPlansInMemory(bytes: Int) {
+        storage?.plansInMemoryBytes = bytes
+        readThreads = (bytes > 0 ? 16 : 2) * ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// The directory holding `path` (`.` for a bare file name).

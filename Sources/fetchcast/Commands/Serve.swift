@@ -104,13 +104,7 @@ extension FetchCast {
                 } catch {
                     throw FetchCast.fail("\(error)")
                 }
-                if let plansInMemory {
-                    configuration.storage?.plansInMemoryBytes = Self.bytes(plansInMemory) ?? 0
-                    // A plan answered from memory waits for a check as a task, holding no
-                    // thread; without, every plan holds a read thread while it waits.
-                    let cores = ProcessInfo.processInfo.activeProcessorCount
-                    configuration.readThreads = (configuration.storage?.plansInMemoryBytes ?? 0) > 0 ? 16 * cores : 2 * cores
-                }
+                if let plansInMemory { configuration.keepPlansInMemory(bytes: Self.bytes(plansInMemory) ?? 0) }
             }
             if let readThreads { configuration.readThreads = readThreads }
             configuration.host = host
