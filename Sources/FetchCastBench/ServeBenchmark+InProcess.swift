@@ -1,52 +1,45 @@
-import Dispatch
 import FetchCastCore
 import FetchCastPredict
 import FetchCastServe
 import Foundation
-import Synchronization
 
 /// The library in process: the reference the HTTP load is measured against.
 extension ServeBenchmark {
-    /// Plans `names` round robin (each at its `asks` instant) on `threads` threads for `seconds`,
-    /// as the handler does (plan, then encode the answer as JSON); plans per second.
-    static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double) throws -> Double {
-        var planned = 0
-        return try planInProcess(service, names: names, asks: asks, threads: threads, seconds: seconds, planned: &planned)
-    }
-
-    /// ``planInProcess(_:names:asks:threads:seconds:)``, with the number of plans made.
+    /// Plans `names` round robin (each at its `asks` instant) for `seconds` on `threads` threads,
+    /// as a caller with that many threads of its own would: ``FetchCastService/plan(_:on:)``
+    /// from four tasks a thread, its blocking parts on the server's pools with `threads` read
+    /// threads (``BlockingPools``, so that every thread always has a plan to run), then the
+    /// answer encoded as JSON. Plans per second, and how many were made.
     static func planInProcess(
-        _ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double, planned: inout Int
-    ) throws -> Double {
-        let counts = Mutex([Int](repeating: 0, count: threads))
-        let deadline = WallClock.monotonic() + seconds
-        let started = WallClock.monotonic()
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            let encoder = serverEncoder()
-            var i = thread * 7919, n = 0
-            while WallClock.monotonic() < deadline {
-                let (device, at) = (names[i % names.count], asks[i % names.count])
-                if let fetches = try? service.plan(PredictionRequest(device: device, at: at)) {
-                    _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
-                }
-                i += 1
-                n += 1
-            }
-            counts.withLock { $0[thread] = n }
+        _ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double
+    ) throws -> (perSecond: Double, planned: Int) {
+        let pools = BlockingPools(readThreads: threads)
+        defer { _ = try? Blocking.wait { await pools.stop() } }
+        return try plan(tasks: 4 * threads, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+            let fetches = try await service.plan(PredictionRequest(device: device, at: at), on: pools)
+            _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
         }
-        let total = counts.withLock { $0.reduce(0, +) }
-        planned = total
-        return Double(total) / (WallClock.monotonic() - started)
     }
 
     /// Plans `names` round robin (each at its `asks` instant) from `tasks` tasks for `seconds`,
     /// as the plan route does (``FetchCastService/planWithNote(_:on:)``, then encode the answer
-    /// as JSON), with the blocking parts on threads as the server runs them (``BenchWork``);
+    /// as JSON), with the blocking parts on threads as the server runs them (``DispatchWork``);
     /// plans per second.
     static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], tasks: Int, seconds: Double) throws -> Double {
-        let names = names, asks = asks
-        return try Blocking.wait {
-            let work = BenchWork()
+        let work = DispatchWork()
+        return try plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+            let (fetches, note) = try await service.planWithNote(PredictionRequest(device: device, at: at), on: work)
+            _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
+        }.perSecond
+    }
+
+    /// Calls `ask` round robin over `names` from `tasks` tasks for `seconds` (a failed ask counts,
+    /// as a failed request would be answered); plans per second, and how many were asked.
+    private static func plan(
+        tasks: Int, names: [String], asks: [Double], seconds: Double,
+        _ ask: @escaping @Sendable (_ device: String, _ at: Double, _ encoder: JSONEncoder) async throws -> Void
+    ) throws -> (perSecond: Double, planned: Int) {
+        try Blocking.wait {
             let deadline = WallClock.monotonic() + seconds
             let started = WallClock.monotonic()
             let total = await withTaskGroup(of: Int.self) { group in
@@ -55,10 +48,7 @@ extension ServeBenchmark {
                         let encoder = serverEncoder()
                         var i = task * 7919, n = 0
                         while WallClock.monotonic() < deadline {
-                            let (device, at) = (names[i % names.count], asks[i % names.count])
-                            if let (fetches, note) = try? await service.planWithNote(PredictionRequest(device: device, at: at), on: work) {
-                                _ = try? encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
-                            }
+                            try? await ask(names[i % names.count], asks[i % names.count], encoder)
                             i += 1
                             n += 1
                         }
@@ -67,7 +57,7 @@ extension ServeBenchmark {
                 }
                 return await group.reduce(0, +)
             }
-            return Double(total) / (WallClock.monotonic() - started)
+            return (Double(total) / (WallClock.monotonic() - started), total)
         }
     }
 

@@ -16,7 +16,7 @@ import Synchronization
 /// `fetchcast bench serve`: the HTTP service against the library it serves, in one run.
 ///
 /// On a store holding a trace plus a synthetic fleet: the in-process plan rate
-/// (``FetchCastService/plan(_:)`` on as many threads as cores) against `GET /v1/devices/{d}/plan`
+/// (``FetchCastService/plan(_:on:)`` on as many threads as cores) against `GET /v1/devices/{d}/plan`
 /// from concurrent keep-alive clients to a `fetchcast serve` child process (latency
 /// percentiles, requests/s); a `GET /v1/plans` sweep over every device; the server's peak RSS;
 /// and `POST /v1/events` of a large gzip trace against `fetchcast ingest` of the same file.
@@ -209,7 +209,8 @@ package enum ServeBenchmark {
             result.events = try storage.open(false).lastEventID()  // events are numbered 1…n
             log.write("\(result.devices) devices, \(result.events) events; model folded in \(format(result.foldSeconds)) s\n")
             result.inProcessThreads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            result.inProcessReplayPlansPerSecond = try planInProcess(service, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
+            result.inProcessReplayPlansPerSecond = try planInProcess(
+                service, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds).perSecond
             log.write("in process, no saved schedulers (each first plan replays its device's history): \(format(result.inProcessReplayPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
 
             let bytesBefore = service.storeBytes
@@ -226,11 +227,10 @@ package enum ServeBenchmark {
             // As a served process does after its warm-up pass (PostgreSQL; SQLite keeps none in
             // memory): the plans kept ahead loaded into memory before the load.
             let loading = WallClock.monotonic()
-            let loaded = try served.preloadPlans()
+            let loaded = try Blocking.wait { try await served.preloadPlans(on: DispatchWork()) }
             if loaded > 0 { log.write("in process: \(loaded) plan tables loaded into memory in \(format(WallClock.monotonic() - loading)) s\n") }
-            var planned = 0
-            result.inProcessPlansPerSecond = try planInProcess(
-                served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds, planned: &planned)
+            let (perSecond, planned) = try planInProcess(served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
+            result.inProcessPlansPerSecond = perSecond
             result.inProcessAnsweredAhead = Double(served.plansAnsweredAhead) / Double(max(1, planned))
             let memory = served.plansInMemory
             result.inProcessAnsweredFromMemory = Double(memory.answered) / Double(max(1, planned))

@@ -83,7 +83,7 @@ public func buildApplication(
         .addRoutes(to: v1Read)
 
     let warmup = SchedulerWarmup(
-        service: service, enabled: configuration.warmsSchedulers,
+        service: service, work: pools, enabled: configuration.warmsSchedulers,
         saved: registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "fetchcast", metricName: "schedulers_saved", unitName: "total",
             helpText: "Caught-up schedulers the background warm-up saved to the store")),

@@ -124,6 +124,7 @@ struct PlanSourcesPropertyTests {
         for file in files(seed: seed) { paths.append((file.name, try directory.write(file.name + ".csv", file.text))) }
         var random = SplitMix64(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
         var services = [try await offThread { try target.service() }, try await offThread { try target.service() }]
+        let work = DispatchWork()
         var ingested: [String] = []
         var next = 0
         var log: [String] = []
@@ -150,10 +151,8 @@ struct PlanSourcesPropertyTests {
                 try await offThread { try service.foldPending() }
                 log.append("fold via \(s)")
             case 3:
-                try await offThread {
-                    _ = try service.keepSchedulersCurrent()
-                    _ = try service.preloadPlans()
-                }
+                try await offThread { _ = try service.keepSchedulersCurrent() }
+                _ = try await service.preloadPlans(on: work)
                 log.append("warm \(s)")
             case 4 where ingested.count > 5 && Int.random(in: 0..<3, using: &random) == 0:
                 let name = ingested.remove(at: Int.random(in: 0..<ingested.count, using: &random))
@@ -178,7 +177,8 @@ struct PlanSourcesPropertyTests {
                 let requests: [PredictionRequest] = withNote ? [asked, later] : [asked]
                 for i in requests.indices {
                     let request = requests[i]
-                    let served: Answer = try await offThread { try withNote ? service.planWithNote(request) : (service.plan(request), nil) }
+                    let served: Answer = withNote
+                        ? try await service.planWithNote(request, on: work) : (try await service.plan(request, on: work), nil)
                     let fresh: Answer = try await offThread { try target.freshPlan(request, withNote: withNote) }
                     if i == 0 {
                         outcome.asked += 1

@@ -1,5 +1,5 @@
 import FetchCastStore
-import Foundation
+import Synchronization
 
 /// Plans kept ahead, kept in this process's memory as well, for a store a round trip away
 /// (PostgreSQL): a plan is answered from memory after one shared check of what changed.
@@ -16,17 +16,16 @@ import Foundation
 /// every device with new files, the largest first event of those files (from the first check
 /// on; a table is kept only when it was read after the first check). Otherwise the plan is
 /// read from the store as before, and the table read is kept.
-package final class PlansInMemory: @unchecked Sendable {  // `state` only under `condition`'s lock
-    /// The lock over `state`, and the condition a request waits on for the check it shares.
-    private let condition = NSCondition()
-    private var state: State
+package final class PlansInMemory: Sendable {
+    /// What it holds, and the tasks waiting for the check they share.
+    private let state: Mutex<State>
 
     /// Keeps up to about `capacityBytes` of tables.
     package init(capacityBytes: Int) {
-        state = State(tables: BoundedCache(capacityBytes: capacityBytes))
+        state = Mutex(State(tables: BoundedCache(capacityBytes: capacityBytes)))
     }
 
-    private struct State {
+    fileprivate struct State {
         /// Checks started, and finished, since the start.
         var started: UInt64 = 0
         var finished: UInt64 = 0
@@ -43,8 +42,7 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         var tables: BoundedCache<[UInt8], KeptPlanTable>
         /// Plans answered from them.
         var answered = 0
-        /// Tasks waiting for a check (``keptPlan(device:from:count:check:read:)``, async), resumed
-        /// whenever one ends.
+        /// Tasks waiting for a check, resumed whenever one ends.
         var waiting: [CheckedContinuation<Void, Never>] = []
         /// The last check that failed, and why: the tasks that waited for it fail with it.
         var failed: (number: UInt64, error: any Error)?
@@ -53,27 +51,65 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
     /// The plan of `name` from `start` (a request plan tables keep) from a table in memory, after
     /// a check of the store that started after this call; else read from the store by `read`
     /// (``ModelRepository/precomputedPlanKeeping(_:)``), and the table kept; `nil` when neither
-    /// has one, or the store does not answer `check`.
+    /// has one. With the table that answered it, which ``keepNote(_:device:table:)`` takes.
+    ///
+    /// The task waits for the check without holding a thread (a continuation, resumed when the
+    /// check it needs has ended), and runs `check` itself when no check is running. Only `check`
+    /// and `read` block, on the threads they choose: a plan answered from memory takes no thread
+    /// but the check's, which every plan that arrived before it started shares. A check that
+    /// fails fails every task that waited for it.
     /// - Parameters:
     ///   - check: Reads what changed since a last event's number (``ModelRepository/changesSince(_:)``);
-    ///     run by one waiting thread at a time, on its own connection.
+    ///     one at a time, on a connection of its own.
     ///   - read: Reads the device's table from the store.
-    package func plan(
-        device name: String, from start: Double, count: Int,
-        check: (Int64) throws -> ModelRepository.PlanChanges?,
-        read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
-    ) throws -> [Prediction]? {
-        try keptPlan(device: name, from: start, count: count, check: check, read: read)?.plan
-    }
-
-    /// ``plan(device:from:count:check:read:)`` with the table that answered it, which
-    /// ``keepNote(_:device:table:)`` takes.
     package func keptPlan(
         device name: String, from start: Double, count: Int,
-        check: (Int64) throws -> ModelRepository.PlanChanges?,
-        read: () throws -> (plan: [Prediction], table: KeptPlanTable)?
-    ) throws -> (plan: [Prediction], table: KeptPlanTable)? {
-        try answers(devices: [name], from: start, count: count, check: check, read: { _ in try read() })[0]
+        check: (Int64) async throws -> ModelRepository.PlanChanges?,
+        read: () async throws -> (plan: [Prediction], table: KeptPlanTable)?
+    ) async throws -> (plan: [Prediction], table: KeptPlanTable)? {
+        try await keptPlans(devices: [name], from: start, count: count, check: check, read: { _ in [try await read()] })[0]
+    }
+
+    /// ``keptPlan(device:from:count:check:read:)`` for several devices (a sweep's batch), after
+    /// one check begun after this call: each from a table in memory, or read from the store, with
+    /// the others, by one call of `read` (given the names it must answer, in order; it answers
+    /// `nil` for a device without a plan kept ahead), and kept. In the order of `names`. When
+    /// none of them has a table here, no check is waited for: a read from the store is as fresh
+    /// as a check (once the first check has run, which the keeping needs).
+    package func keptPlans(
+        devices names: [String], from start: Double, count: Int,
+        check: (Int64) async throws -> ModelRepository.PlanChanges?,
+        read: ([String]) async throws -> [(plan: [Prediction], table: KeptPlanTable)?]
+    ) async throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
+        let keys = names.map { Array($0.utf8) }
+        let held = state.withLock { state in state.origin == nil || keys.contains { state.tables.contains($0) } }
+        // `nil`: the store does not answer checks (nothing is then kept).
+        let found: [KeptPlanTable?]? = held
+            ? try await awaitCheck(check, then: { state in
+                keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } }
+            })
+            : Array(repeating: nil, count: names.count)
+        var plans: [(plan: [Prediction], table: KeptPlanTable)?] = Array(repeating: nil, count: names.count)
+        var unanswered: [Int] = []
+        for (i, name) in names.enumerated() {
+            if let table = found?[i], let plan = table.predictions(device: name, from: start, count: count) {
+                plans[i] = (plan, table)
+            } else {
+                unanswered.append(i)
+            }
+        }
+        let answered = names.count - unanswered.count
+        var fromStore: [(key: [UInt8], table: KeptPlanTable)] = []
+        if !unanswered.isEmpty {
+            let read = try await read(unanswered.map { names[$0] })
+            precondition(read.count == unanswered.count, "a read answers each device it was given")
+            for (i, kept) in zip(unanswered, read) {
+                plans[i] = kept
+                if let kept { fromStore.append((keys[i], kept.table)) }
+            }
+        }
+        record(answered: answered, fromStore: fromStore, checked: found != nil)
+        return plans
     }
 
     /// Keeps with `name`'s table what its empty-plan note reads of the device's latest model
@@ -84,95 +120,21 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
     /// table, so only while they are of the table's.
     package func keepNote(_ note: EmptyPlanNote.Facts, device name: String, table: KeptPlanTable) {
         let key = Array(name.utf8)
-        var dropped: [KeptPlanTable] = []
-        condition.lock()
-        if var kept = state.tables.value(for: key), kept.isSame(as: table), kept.note == nil {
+        let dropped = state.withLock { state -> [KeptPlanTable] in
+            guard var kept = state.tables.value(for: key), kept.isSame(as: table), kept.note == nil else { return [] }
             kept.note = note
-            dropped = state.tables.keep(kept, for: key, cost: Self.cost(kept, key: key))
+            return state.tables.keep(kept, for: key, cost: Self.cost(kept, key: key))
         }
-        condition.unlock()
         _ = dropped  // released here, after the lock
     }
 
-    /// The plans of `names` from `start` (a request plan tables keep, a sweep's batch) after one
-    /// check begun after this call: each from a table in memory, or read from the store by `read`
-    /// and kept; `nil` for a device neither has. In the order of `names`. When none of them has a
-    /// table here, no check is waited for: a read from the store is as fresh as a check (once
-    /// the first check has run, which the keeping needs).
-    package func plans(
-        devices names: [String], from start: Double, count: Int,
-        check: (Int64) throws -> ModelRepository.PlanChanges?,
-        read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
-    ) throws -> [[Prediction]?] {
-        try answers(devices: names, from: start, count: count, check: check, read: read).map { $0?.plan }
-    }
-
-    /// ``plans(devices:from:count:check:read:)``, each with the table that answered it.
-    private func answers(
-        devices names: [String], from start: Double, count: Int,
-        check: (Int64) throws -> ModelRepository.PlanChanges?,
-        read: (String) throws -> (plan: [Prediction], table: KeptPlanTable)?
-    ) throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
-        let keys = names.map { Array($0.utf8) }
-        condition.lock()
-        let held = state.origin == nil || keys.contains { state.tables.contains($0) }
-        condition.unlock()
-        // `nil`: the store does not answer checks (nothing is then kept).
-        let found: [KeptPlanTable?]? = held
-            ? try awaitCheck(check, then: { state in
-                keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } }
-            })
-            : Array(repeating: nil, count: names.count)
-        var plans: [(plan: [Prediction], table: KeptPlanTable)?] = Array(repeating: nil, count: names.count)
-        var fromStore: [(key: [UInt8], table: KeptPlanTable)] = []
-        var answered = 0
-        for (i, name) in names.enumerated() {
-            if let table = found?[i], let plan = table.predictions(device: name, from: start, count: count) {
-                plans[i] = (plan, table)
-                answered += 1
-            } else if let (plan, table) = try read(name) {
-                plans[i] = (plan, table)
-                fromStore.append((keys[i], table))
-            }
-        }
-        record(answered: answered, fromStore: fromStore, checked: found != nil)
-        return plans
-    }
-
-    /// ``keptPlan(device:from:count:check:read:)`` for a task: it waits for the check without
-    /// holding a thread (a continuation, resumed when the check it needs has ended), and runs
-    /// `check` itself when no check is running. Only `check` and `read` block, on the threads
-    /// they choose: a plan answered from memory takes no thread but the check's, which every
-    /// plan that arrived before it started shares. A check that fails fails every task that
-    /// waited for it.
-    package func keptPlan(
-        device name: String, from start: Double, count: Int,
-        check: (Int64) async throws -> ModelRepository.PlanChanges?,
-        read: () async throws -> (plan: [Prediction], table: KeptPlanTable)?
-    ) async throws -> (plan: [Prediction], table: KeptPlanTable)? {
-        let key = Array(name.utf8)
-        let held = locked { state.origin == nil || state.tables.contains(key) }
-        // `.some(nil)`: no table answers; `nil`: the store does not answer checks.
-        let found: KeptPlanTable?? = held
-            ? try await awaitCheck(check, then: { state in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } })
-            : .some(nil)
-        if let table = found ?? nil, let plan = table.predictions(device: name, from: start, count: count) {
-            record(answered: 1, fromStore: [], checked: true)
-            return (plan, table)
-        }
-        guard let (plan, table) = try await read() else { return nil }
-        record(answered: 0, fromStore: [(key, table)], checked: found != nil)
-        return (plan, table)
-    }
-
     /// Counts plans answered from memory and keeps the tables read from the store when a check
-    /// answered (``keep(_:)``).
+    /// answered (``State/keep(_:)``).
     private func record(answered: Int, fromStore: [(key: [UInt8], table: KeptPlanTable)], checked: Bool) {
-        var dropped: [KeptPlanTable] = []
-        condition.lock()
-        state.answered += answered
-        if checked { dropped = keep(fromStore) }
-        condition.unlock()
+        let dropped = state.withLock { state -> [KeptPlanTable] in
+            state.answered += answered
+            return checked ? state.keep(fromStore) : []
+        }
         _ = dropped  // released here, after the lock
     }
 
@@ -181,52 +143,43 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
     /// every page is read, the memory is full or `shouldStop` says stop: a device's first plan
     /// since then is answered from memory too. A device whose table is held meanwhile (a plan
     /// read it) keeps it; a table that would push another out is not kept, and loading stops.
+    /// - Parameters:
+    ///   - check: As ``keptPlan(device:from:count:check:read:)``'s; the load waits for a check
+    ///     begun after this call, as a plan does.
+    ///   - page: Reads a page of tables from the store.
     /// - Returns: The tables it kept; 0 when it held some, or the store does not answer checks.
     package func preload(
-        check: (Int64) throws -> ModelRepository.PlanChanges?,
-        page: (_ after: String?) throws -> ModelRepository.PlanTablePage,
+        check: (Int64) async throws -> ModelRepository.PlanChanges?,
+        page: (_ after: String?) async throws -> ModelRepository.PlanTablePage,
         shouldStop: () -> Bool = { false }
-    ) throws -> Int {
+    ) async throws -> Int {
         // A table is kept only when read after the first check, of the epoch the last one found.
-        guard try awaitCheck(check, then: { $0.tables.count == 0 }) == true else { return 0 }
+        guard try await awaitCheck(check, then: { $0.tables.count == 0 }) == true else { return 0 }
         var kept = 0
         var after: String?
         repeat {
             if shouldStop() { break }
-            let read = try page(after)
+            let read = try await page(after)
             after = read.next
-            var full = false
-            condition.lock()
-            for (name, table) in read.tables {
-                let key = Array(name.utf8)
-                let cost = Self.cost(table, key: key)
-                if state.tables.contains(key) { continue }
-                guard state.tables.bytes + cost <= state.tables.capacityBytes else {
-                    full = true
-                    break
+            let (added, full) = state.withLock { state -> (Int, Bool) in
+                var added = 0
+                for (name, table) in read.tables {
+                    let key = Array(name.utf8)
+                    if state.tables.contains(key) { continue }
+                    guard state.tables.bytes + Self.cost(table, key: key) <= state.tables.capacityBytes else { return (added, true) }
+                    _ = state.keep([(key, table)])  // drops nothing: there is room
+                    if state.tables.contains(key) { added += 1 }
                 }
-                _ = keep([(key, table)])  // drops nothing: there is room
-                if state.tables.contains(key) { kept += 1 }
+                return (added, false)
             }
-            condition.unlock()
+            kept += added
             if full { break }
         } while after != nil
         return kept
     }
 
     /// About how many bytes a table kept for `key` takes.
-    private static func cost(_ table: KeptPlanTable, key: [UInt8]) -> Int { table.table.count + key.count + (table.note == nil ? 128 : 192) }
-
-    /// Keeps tables read from the store (under the lock): only those read after the first check
-    /// (the checks from the one before their read on see every file after it), of the epoch the
-    /// last check found. Returns what it dropped, to release after the lock.
-    private func keep(_ tables: [(key: [UInt8], table: KeptPlanTable)]) -> [KeptPlanTable] {
-        var dropped: [KeptPlanTable] = []
-        for (key, table) in tables where state.origin.map({ table.read >= $0 }) == true && table.epoch == state.epoch {
-            dropped += state.tables.keep(table, for: key, cost: Self.cost(table, key: key))
-        }
-        return dropped
-    }
+    fileprivate static func cost(_ table: KeptPlanTable, key: [UInt8]) -> Int { table.table.count + key.count + (table.note == nil ? 128 : 192) }
 
     /// What it did so far.
     package struct Counts: Sendable, Equatable {
@@ -244,13 +197,11 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
 
     /// What it holds and did so far.
     package var counts: Counts {
-        condition.lock()
-        defer { condition.unlock() }
-        return Counts(tables: state.tables.count, bytes: state.tables.bytes, answered: state.answered, checks: Int(state.finished))
+        state.withLock { Counts(tables: $0.tables.count, bytes: $0.tables.bytes, answered: $0.answered, checks: Int($0.finished)) }
     }
 
     /// Tasks waiting for a check now.
-    package var waitingTasks: Int { locked { state.waiting.count } }
+    package var waitingTasks: Int { state.withLock { $0.waiting.count } }
 
     /// Whether `table` answers as of the last check.
     private static func answers(_ table: KeptPlanTable, in state: State) -> Bool {
@@ -259,47 +210,16 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         return max(state.touched[table.device] ?? .min, state.touched[0] ?? .min) < table.since
     }
 
-    /// Waits until a check that started after this call has finished (running it when no other
-    /// thread is), then returns `body`'s answer on the state it left; `nil` when the store does
-    /// not answer checks.
-    private func awaitCheck<T>(_ check: (Int64) throws -> ModelRepository.PlanChanges?, then body: (inout State) -> T) throws -> T? {
-        condition.lock()
-        defer { condition.unlock() }
-        let needed = state.started + 1
-        while state.finished < needed {
-            if state.running {
-                condition.wait()
-                continue
-            }
-            state.running = true
-            state.started += 1
-            let number = state.started
-            let after = state.last
-            // The store is read without the lock; whoever arrives meanwhile waits for the next.
-            condition.unlock()
-            let changes: ModelRepository.PlanChanges?
-            do {
-                changes = try check(after)
-            } catch {
-                condition.lock()
-                ended(number, failing: error)
-                throw error
-            }
-            condition.lock()
-            ended(number, with: changes)
-            guard changes != nil else { return nil }
-        }
-        return body(&state)
-    }
-
-    /// ``awaitCheck(_:then:)`` for a task: it waits as a continuation, not on the condition.
+    /// Waits until a check that started after this call has finished (running it when none is
+    /// running), then returns `body`'s answer on the state it left; `nil` when the store does not
+    /// answer checks. The task waits as a continuation, holding no thread.
     /// - Throws: What the check it needed threw (whoever ran it), or what `check` throws.
     private func awaitCheck<T>(
         _ check: (Int64) async throws -> ModelRepository.PlanChanges?, then body: (inout State) -> T
     ) async throws -> T? {
-        let needed = locked { state.started + 1 }
+        let needed = state.withLock { $0.started + 1 }
         while true {
-            let step: CheckStep = locked {
+            let step: CheckStep = state.withLock { state in
                 if state.finished >= needed { return .ended }
                 if let failed = state.failed, failed.number >= needed { return .failed(failed.error) }
                 if state.running { return .wait }
@@ -309,13 +229,13 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
             }
             switch step {
             case .ended:
-                return locked { body(&state) }
+                return state.withLock { body(&$0) }
             case .failed(let error):
                 throw error
             case .wait:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                     // A check that ended meanwhile: look again at once.
-                    let now = locked {
+                    let now = state.withLock { state in
                         guard state.running else { return true }
                         state.waiting.append(waiter)
                         return false
@@ -328,10 +248,10 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
                 do {
                     changes = try await check(after)
                 } catch {
-                    locked { ended(number, failing: error) }
+                    state.withLock { $0.ended(number, failing: error) }
                     throw error
                 }
-                locked { ended(number, with: changes) }
+                state.withLock { $0.ended(number, with: changes) }
                 if changes == nil { return nil }
             }
         }
@@ -343,51 +263,55 @@ package final class PlansInMemory: @unchecked Sendable {  // `state` only under 
         case failed(any Error)
         case run(number: UInt64, after: Int64)
     }
+}
 
-    /// `body` under the lock (from a task too: it never suspends while it holds it).
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return try body()
+extension PlansInMemory.State {
+    /// Keeps tables read from the store: only those read after the first check (the checks from
+    /// the one before their read on see every file after it), of the epoch the last check found.
+    /// Returns what it dropped, to release after the lock.
+    fileprivate mutating func keep(_ read: [(key: [UInt8], table: KeptPlanTable)]) -> [KeptPlanTable] {
+        var dropped: [KeptPlanTable] = []
+        for (key, table) in read where origin.map({ table.read >= $0 }) == true && table.epoch == epoch {
+            dropped += tables.keep(table, for: key, cost: PlansInMemory.cost(table, key: key))
+        }
+        return dropped
     }
 
-    /// Records the end of check `number` (under the lock) and wakes whoever waits for it.
-    /// (A continuation resumed under the lock only schedules its task, which then takes the lock.)
-    private func ended(_ number: UInt64, with changes: ModelRepository.PlanChanges?) {
-        state.running = false
-        state.finished = number
+    /// Records the end of check `number` and wakes whoever waits for it. (A continuation resumed
+    /// under the lock only schedules its task, which then takes the lock.)
+    fileprivate mutating func ended(_ number: UInt64, with changes: ModelRepository.PlanChanges?) {
+        running = false
+        finished = number
         if let changes { apply(changes) }
         wakeWaiters()
     }
 
-    /// ``ended(_:with:)`` for a check that threw `error`: the tasks that needed it fail with it,
-    /// the threads run another.
-    private func ended(_ number: UInt64, failing error: any Error) {
-        state.running = false
-        state.failed = (number, error)
+    /// ``ended(_:with:)`` for a check that threw `error`: the tasks that needed it fail with it.
+    fileprivate mutating func ended(_ number: UInt64, failing error: any Error) {
+        running = false
+        failed = (number, error)
         wakeWaiters()
     }
 
-    private func wakeWaiters() {
-        condition.broadcast()
-        for waiter in state.waiting { waiter.resume() }
-        state.waiting = []
+    private mutating func wakeWaiters() {
+        for waiter in waiting { waiter.resume() }
+        waiting = []
     }
 
-    /// Records a check's answer (under the lock).
-    private func apply(_ changes: ModelRepository.PlanChanges) {
-        if state.origin == nil { state.origin = changes.last }
-        if changes.epoch != state.epoch {
-            state.epoch = changes.epoch
-            state.tables.removeAll()
+    /// Records a check's answer.
+    private mutating func apply(_ changes: ModelRepository.PlanChanges) {
+        if origin == nil { origin = changes.last }
+        if changes.epoch != epoch {
+            epoch = changes.epoch
+            tables.removeAll()
         }
-        if changes.last < state.last {
+        if changes.last < last {
             // Events forgotten: nothing known still holds.
-            state.tables.removeAll()
-            state.touched = [:]
-            state.origin = changes.last
+            tables.removeAll()
+            touched = [:]
+            origin = changes.last
         }
-        state.last = changes.last
-        for (device, first) in changes.touched { state.touched[device] = max(state.touched[device] ?? .min, first) }
+        last = changes.last
+        for (device, first) in changes.touched { touched[device] = max(touched[device] ?? .min, first) }
     }
 }

@@ -51,7 +51,7 @@ struct PlansController {
             from: from, to: to, budget: budget, delivery: DeliveryOptions(kind: delivery), after: after, limit: limit) }
         // The first batch is planned before the first byte is sent: a deadline or a database
         // error there is still a 503 (or 500) with a JSON body, not a cut stream.
-        let first = try await pools.read { try sweep.next() }
+        let first = try await sweep.next(on: pools)
         var headers: HTTPFields = [.contentType: "application/x-ndjson"]
         if let next = sweep.nextAfter {
             headers[HTTPField.Name("Link")!] = "<\(Self.page(from: from, to: to, budget: budget, delivery: delivery, limit: limit, after: next))>; rel=\"next\""
@@ -72,7 +72,7 @@ struct PlansController {
                 }
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 guard !Task.isCancelled, !Task.isShuttingDownGracefully else { break }
-                pending = try await pools.read { try sweep.next() }
+                pending = try await sweep.next(on: pools)
             }
             try await writer.finish(nil)
         })

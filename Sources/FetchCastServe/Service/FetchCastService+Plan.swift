@@ -7,64 +7,74 @@ import FetchCastStore
 extension FetchCastService {
     /// The plan of one device: what `fetchcast predict --device D` prints for the same request.
     ///
-    /// - Parameter request: `device` must be set; `at == nil` plans from this service's clock
-    ///   (a live backend asks about now, not about the device's last event).
+    /// - Parameters:
+    ///   - request: `device` must be set; `at == nil` plans from this service's clock (a live
+    ///     backend asks about now, not about the device's last event).
+    ///   - work: Where what blocks runs (``planWithNote(_:on:)``).
     /// - Throws: ``ServiceError/unknownDevice(_:)``, ``ServiceError/unknownApp(_:)``, or what
     ///   the store throws.
-    package func plan(_ request: PredictionRequest) throws -> [Prediction] {
-        try answer(request, withNote: false).fetches
+    package func plan(_ request: PredictionRequest, on work: some BlockingWork) async throws -> [Prediction] {
+        try await answer(request, withNote: false, on: work).fetches
     }
 
-    /// The plan of one device, as ``plan(_:)``, with why it is empty when it is
+    /// The plan of one device, as ``plan(_:on:)``, with why it is empty when it is
     /// (``EmptyPlanNote``: the device's silence and the rule that stops plans, or that nothing is
     /// pending and no habit falls in the horizon): what `GET /v1/devices/{device}/plan` answers.
-    /// A plan computed from the store gives its note from the same snapshot, so the note never
-    /// describes a state a later ingest made; a plan kept ahead reads the device's last event
-    /// once more, only when it is empty.
-    package func planWithNote(_ request: PredictionRequest) throws -> (fetches: [Prediction], note: String?) {
-        try answer(request, withNote: true)
+    ///
+    /// Where the plan comes from is decided here, once, for every caller (the plan route, the
+    /// sweep's batches, the library): the device's plans kept ahead, from memory after a shared
+    /// check (``PlansInMemory``) when this service keeps them there, else from the store, else
+    /// planned from the device's model as `predict` does. A plan kept in memory waits for its
+    /// check without holding a thread; only what blocks runs on `work`'s threads (the check, and
+    /// a read from the store). A plan computed from the store gives its note from the same
+    /// snapshot, so the note never describes a state a later ingest made; a plan kept ahead reads
+    /// the device's model only when it is empty and its table keeps nothing its note reads.
+    package func planWithNote(_ request: PredictionRequest, on work: some BlockingWork) async throws -> (fetches: [Prediction], note: String?) {
+        try await answer(request, withNote: true, on: work)
     }
 
-    /// ``planWithNote(_:)`` asked from a task (`GET /v1/devices/{device}/plan`): a plan kept in
-    /// memory waits for its check without holding a thread (``PlansInMemory``), and only what
-    /// blocks runs on `work`'s threads (the check, and a read from the store). The same answer,
-    /// from the same code, as ``planWithNote(_:)``.
-    package func planWithNote(_ request: PredictionRequest, on work: some BlockingWork) async throws -> (fetches: [Prediction], note: String?) {
+    /// ``plan(_:on:)``, and its empty-plan note when `withNote` and the plan is empty.
+    private func answer(_ request: PredictionRequest, withNote: Bool, on work: some BlockingWork) async throws
+        -> (fetches: [Prediction], note: String?)
+    {
         var request = request
         if request.at == nil { request.at = now() }
         let asked = request
-        guard let inMemory, let (name, start) = ModelRepository.keptAhead(request) else {
-            return try await work.read { try self.planWithNote(asked) }
-        }
-        guard let (planned, table) = try await inMemory.keptPlan(
-            device: name, from: start, count: request.count,
-            check: { last in try await work.check { try self.checkChanges(last) } },
-            read: { try await work.read { try self.withReader { try $0.repository.precomputedPlanKeeping(asked) } } })
+        guard let inMemory, let (name, start) = ModelRepository.keptAhead(request),
+              let (planned, table) = try await keptInMemory([name], request: request, start: start, in: inMemory, on: work,
+                                                            read: { try self.withReader($0) })[0]
         else {
-            return try await work.read { try self.computed(asked, withNote: true) }
+            return try await work.read { try self.computed(asked, withNote: withNote) }
         }
         answeredAhead.add(1, ordering: .relaxed)
-        guard planned.isEmpty else { return (planned, nil) }
+        guard withNote, planned.isEmpty else { return (planned, nil) }
         if let note = noteFromTable(table, request: asked, start: start) { return (planned, note) }
         return (planned, try await work.read { try self.noteReadingModel(asked, table: table, in: inMemory) })
     }
 
-    /// ``plan(_:)``, and its empty-plan note when `withNote` and the plan is empty.
-    private func answer(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
-        var request = request
-        if request.at == nil { request.at = now() }
-        // The device's plans kept ahead by the warm-up, while they are exactly these: from
-        // memory after a check of the store, without a reader, when this service keeps them there.
-        if let inMemory, let (name, start) = ModelRepository.keptAhead(request), let (planned, table) = try inMemory.keptPlan(
-            device: name, from: start, count: request.count, check: checkChanges,
-            read: { try self.withReader { try $0.repository.precomputedPlanKeeping(request) } })
-        {
-            answeredAhead.add(1, ordering: .relaxed)
-            guard withNote, planned.isEmpty else { return (planned, nil) }
-            if let note = noteFromTable(table, request: request, start: start) { return (planned, note) }
-            return (planned, try noteReadingModel(request, table: table, in: inMemory))
-        }
-        return try computed(request, withNote: withNote)
+    /// The plans kept ahead of the devices `names` for `request` (a request tables keep, from
+    /// `start`), from `inMemory` after one check begun after this call, or read from the store on
+    /// a reader `read` lends (``ModelRepository/precomputedPlanKeeping(_:)``); `nil` for a device
+    /// without one. The check runs on `work`'s thread for checks, the reads on its read threads.
+    func keptInMemory(
+        _ names: [String], request: PredictionRequest, start: Double, in inMemory: PlansInMemory, on work: some BlockingWork,
+        read: @escaping @Sendable (_ body: (Reader) throws -> [(plan: [Prediction], table: KeptPlanTable)?]) throws
+            -> [(plan: [Prediction], table: KeptPlanTable)?]
+    ) async throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
+        try await inMemory.keptPlans(
+            devices: names, from: start, count: request.count,
+            check: { last in try await work.check { try self.checkChanges(last) } },
+            read: { names in
+                try await work.read {
+                    try read { reader in
+                        try names.map { name in
+                            var one = request
+                            one.device = name
+                            return try reader.repository.precomputedPlanKeeping(one)
+                        }
+                    }
+                }
+            })
     }
 
     /// The plan of `request` (its `at` set) from the store: kept ahead there (when this service

@@ -17,8 +17,9 @@ import Darwin
 /// It knows nothing of HTTP (`fetchcast serve` is one transport over it), nor of the engine:
 /// it opens its connections through a ``ServiceStorage`` (an SQLite file, or a PostgreSQL
 /// database that several services may share). Every method blocks on the store: call it from a
-/// thread that may block, not from an event loop; but ``planWithNote(_:on:)``, which a task
-/// calls, and which runs only what blocks on the threads it is given.
+/// thread that may block, not from an event loop; but the plans (``planWithNote(_:on:)``,
+/// ``PlanSweep/next(on:)``) and ``preloadPlans(on:shouldStop:)``, which a task calls, and which
+/// run only what blocks on the threads they are given.
 ///
 /// Plans come from exactly the code `fetchcast predict` runs (``ModelRepository`` and
 /// ``Predictor/predict(_:snapshot:)``), ingests from the code `fetchcast ingest` runs
@@ -157,21 +158,20 @@ package final class FetchCastService: Sendable {
     /// (``ServiceStorage/plansInMemoryBytes``) and holds none (at start, and after a new prior
     /// epoch emptied it): a page of tables at a time, until the memory is full. Call it after a
     /// complete ``keepSchedulersCurrent(shouldStop:)`` pass, off the request path; answers do not
-    /// change, only how many are answered without a round trip. Runs on the warm-up's connection.
+    /// change, only how many are answered without a round trip. The check runs on `work`'s
+    /// thread for checks, each page on one of its read threads.
     /// - Parameter shouldStop: Asked between pages (a shutdown).
     /// - Returns: The tables loaded (0 when it keeps none in memory, or already held some).
     @discardableResult
-    package func preloadPlans(shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> Int {
+    package func preloadPlans(on work: some BlockingWork, shouldStop: @escaping @Sendable () -> Bool = { false }) async throws -> Int {
         guard let inMemory else { return 0 }
-        return try warmer.withLock { warmer in
-            if warmer == nil { warmer = Warmer(store: try storage.open(false), cache: cache) }
-            let repository = warmer!.repository
-            return try inMemory.preload(
-                check: checkChanges, page: { try repository.planTablePage(after: $0, limit: Self.preloadPage) }, shouldStop: shouldStop)
-        }
+        return try await inMemory.preload(
+            check: { last in try await work.check { try self.checkChanges(last) } },
+            page: { after in try await work.read { try self.withReader { try $0.repository.planTablePage(after: after, limit: Self.preloadPage) } } },
+            shouldStop: shouldStop)
     }
 
-    /// Tables a page of ``preloadPlans(shouldStop:)`` reads (about 3 MB for the benchmark's fleet).
+    /// Tables a page of ``preloadPlans(on:shouldStop:)`` reads (about 3 MB for the benchmark's fleet).
     static let preloadPage = 1000
 
     // MARK: Plans (FetchCastService+Plan.swift)
@@ -245,63 +245,57 @@ package final class FetchCastService: Sendable {
         deinit { if let reader { service.giveBack(reader) } }
 
         /// The next batch's fetches in [`from`, `to`), or `nil` when every device was planned.
-        /// A device's plan kept ahead (``ModelRepository/precomputedPlan(_:)``) answers for it
-        /// when it applies; the others of the batch are planned together, as `predict` does.
-        package func next() throws -> [Prediction]? {
+        /// A device's plan kept ahead answers for it when it applies, from where
+        /// ``FetchCastService/planWithNote(_:on:)`` takes it; the others of the batch are planned
+        /// together, as `predict` does. What blocks runs on `work`'s threads.
+        package func next(on work: some BlockingWork) async throws -> [Prediction]? {
             guard let reader, start < devices.count else {
                 if let reader { service.giveBack(reader) }
                 self.reader = nil
                 return nil
             }
-            let batch = devices[start..<min(devices.count, start + batchSize)]
+            let batch = Array(devices[start..<min(devices.count, start + batchSize)])
             start += batchSize
-            var plans: [Int64: [Prediction]] = [:]
-            var rest: [Int64] = []
             var probe = request
             probe.device = ""
+            var kept: [[Prediction]?] = Array(repeating: nil, count: batch.count)
             if let inMemory = service.inMemory, let (_, start) = ModelRepository.keptAhead(probe) {
                 // From memory after one check for the batch (a round trip saved a device).
-                let found = try inMemory.plans(
-                    devices: batch.map(\.name), from: start, count: request.count, check: service.checkChanges,
-                    read: { name in
-                        var one = self.request
-                        one.device = name
-                        return try reader.repository.precomputedPlanKeeping(one)
-                    })
-                for ((id, _), kept) in zip(batch, found) {
-                    if let kept {
-                        plans[id] = kept
-                        service.answeredAhead.add(1, ordering: .relaxed)
-                    } else {
-                        rest.append(id)
-                    }
-                }
-            } else {
-                for (id, name) in batch {
+                kept = try await service.keptInMemory(
+                    batch.map(\.name), request: request, start: start, in: inMemory, on: work, read: { try $0(reader) }
+                ).map { $0?.plan }
+            }
+            let (request, service, known) = (self.request, self.service, kept)
+            let planned = try await work.read { () throws -> [[Prediction]] in
+                var plans = known
+                var rest: [Int] = []
+                for (i, (_, name)) in batch.enumerated() where plans[i] == nil {
                     var one = request
                     one.device = name
-                    if let kept = try reader.repository.precomputedPlan(one) {
-                        plans[id] = kept
-                        service.answeredAhead.add(1, ordering: .relaxed)
+                    // Kept in the store (a service that keeps none in memory).
+                    if service.inMemory == nil, let plan = try reader.repository.precomputedPlan(one) {
+                        plans[i] = plan
                     } else {
-                        rest.append(id)
+                        rest.append(i)
                     }
                 }
-            }
-            if !rest.isEmpty {
-                let snapshot = try reader.repository.refresh(ids: Set(rest))
-                for id in rest {
-                    try WorkDeadline.checkCurrent()
-                    var one = request
-                    one.device = snapshot.deviceNames[id]
-                    plans[id] = try Predictor.predict(one, snapshot: snapshot)
+                if !rest.isEmpty {
+                    let snapshot = try reader.repository.refresh(ids: Set(rest.map { batch[$0].id }))
+                    for i in rest {
+                        try WorkDeadline.checkCurrent()
+                        var one = request
+                        one.device = snapshot.deviceNames[batch[i].id]
+                        plans[i] = try Predictor.predict(one, snapshot: snapshot)
+                    }
                 }
+                service.answeredAhead.add(batch.count - rest.count, ordering: .relaxed)
+                return plans.map { $0 ?? [] }
             }
-            return batch.flatMap { plans[$0.id] ?? [] }.filter { $0.fetchAtUnix < to }
+            return planned.flatMap { $0 }.filter { $0.fetchAtUnix < to }
         }
     }
 
-    /// How many plans ``plan(_:)`` answered from the plans the warm-up kept ahead (the rest were
+    /// How many plans ``plan(_:on:)`` answered from the plans the warm-up kept ahead (the rest were
     /// made from the device's scheduler).
     package var plansAnsweredAhead: Int { answeredAhead.load(ordering: .relaxed) }
 

@@ -1,7 +1,7 @@
 import FetchCastPredict
 
 /// The answer of `GET /v1/devices/{device}/plan`: the device, where its plan starts and the
-/// fetches ``FetchCastService/plan(_:)`` planned (`fetchcast predict --device D`'s records).
+/// fetches ``FetchCastService/plan(_:on:)`` planned (`fetchcast predict --device D`'s records).
 package struct PlanDocument: Sendable, Hashable, Codable {
     /// The device, as asked.
     package var device: String

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// The threads that may block on the store, apart from the event loops: one for ingests (they
 /// are serialized anyway), several for reads, so that plans never queue behind an ingest, and
 /// one for the checks of the plans kept in memory (one at a time anyway), which reads may wait for.
-final class BlockingPools: Service, BlockingWork {
+package final class BlockingPools: Service, BlockingWork {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
     let checks: NIOThreadPool
@@ -18,7 +18,7 @@ final class BlockingPools: Service, BlockingWork {
     /// - Parameters:
     ///   - readThreads: Threads that plan at once (each holds one SQLite reader).
     ///   - deadline: How long a read may take from its arrival (then `503`).
-    init(readThreads: Int, deadline: Duration = .seconds(10)) {
+    package init(readThreads: Int, deadline: Duration = .seconds(10)) {
         self.deadline = deadline
         reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
         writes = NIOThreadPool(numberOfThreads: 1)
@@ -31,14 +31,14 @@ final class BlockingPools: Service, BlockingWork {
     /// Runs a blocking read under a ``WorkDeadline`` of `deadline` from now: not at all when
     /// it waited for a thread past it, and stopped at the read's next check when it runs past
     /// it (or when the calling task is cancelled); either way a `503` with `Retry-After`.
-    func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await run(body, on: reads)
     }
 
     /// Runs a check of the store for the plans kept in memory under a ``WorkDeadline`` of
     /// `deadline`, as ``read(_:)`` runs a read; but not stopped when the task that runs it is
     /// cancelled (its client gone): the plans waiting for it are other requests'.
-    func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await run(body, on: checks, stoppedWithItsTask: false)
     }
 
@@ -75,15 +75,21 @@ final class BlockingPools: Service, BlockingWork {
     /// request's: a fold the last ingest scheduled (derived: the next start folds again). It
     /// gets ``stopWait``, then is left to the process's exit (``NIOThreadPool/stop(within:)``),
     /// which rolls it back.
-    func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
+        if await !stop() {
+            Logger(label: "fetchcast.serve").notice("a fold or read still running at shutdown was not waited for past \(Self.stopWait); the next start folds again")
+        }
+    }
+
+    /// Stops the threads of every pool at once, waiting at most ``stopWait`` for the work they
+    /// run; whether they all stopped.
+    package func stop() async -> Bool {
         async let readsStopped = reads.stop(within: Self.stopWait)
         async let writesStopped = writes.stop(within: Self.stopWait)
         async let checksStopped = checks.stop(within: Self.stopWait)
         let stopped = await (readsStopped, writesStopped, checksStopped)
-        if !stopped.0 || !stopped.1 || !stopped.2 {
-            Logger(label: "fetchcast.serve").notice("a fold or read still running at shutdown was not waited for past \(Self.stopWait); the next start folds again")
-        }
+        return stopped.0 && stopped.1 && stopped.2
     }
 
     /// `limit` in seconds as a person writes them (10, 0.5).

@@ -14,7 +14,7 @@ import Glibc
 /// instead of replaying the device's history (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
 ///
 /// After a complete pass, a process that keeps plans in memory (PostgreSQL) and holds none
-/// loads them (``FetchCastService/preloadPlans(shouldStop:)``).
+/// loads them (``FetchCastService/preloadPlans(on:shouldStop:)``), in a task of its own.
 ///
 /// A pass runs once at start (every device, unless a complete pass of the same epoch is
 /// recorded: then only the devices with events since) and after each fold (the devices it
@@ -23,17 +23,25 @@ import Glibc
 /// for while one runs runs once after it. Answers never depend on it, only their cost.
 final class SchedulerWarmup: Service, Sendable {
     private let service: FetchCastService
+    /// Where a load of plans into memory reads (the server's threads).
+    private let work: any BlockingWork
     private let enabled: Bool
     private let thread = NIOThreadPool(numberOfThreads: 1)
     /// Whether a pass runs, and whether another was asked for meanwhile.
     private let state = Mutex<(running: Bool, again: Bool)>((false, false))
+    /// The same for the loads of plans into memory.
+    private let loading = Mutex<(running: Bool, again: Bool)>((false, false))
     private let stopping = Atomic<Bool>(false)
     private let saved: Prometheus.Counter
     private let preloaded: Prometheus.Counter
     private let logger: Logger
 
-    init(service: FetchCastService, enabled: Bool, saved: Prometheus.Counter, preloaded: Prometheus.Counter, logger: Logger) {
+    init(
+        service: FetchCastService, work: any BlockingWork, enabled: Bool, saved: Prometheus.Counter, preloaded: Prometheus.Counter,
+        logger: Logger
+    ) {
         self.service = service
+        self.work = work
         self.enabled = enabled
         self.saved = saved
         self.preloaded = preloaded
@@ -86,11 +94,35 @@ final class SchedulerWarmup: Service, Sendable {
     }
 
     /// Loads the plans kept ahead into memory when the process keeps them there and holds none
-    /// (``FetchCastService/preloadPlans(shouldStop:)``), after a complete pass.
+    /// (``FetchCastService/preloadPlans(on:shouldStop:)``), after a complete pass: in a task, so
+    /// that the pass's thread goes on. Loads run one at a time; one asked for while one runs runs
+    /// once after it.
     private func preload() {
+        let start = loading.withLock { l -> Bool in
+            if l.running {
+                l.again = true
+                return false
+            }
+            l.running = true
+            return true
+        }
+        guard start else { return }
+        Task { [self] in
+            repeat { await load() } while loading.withLock { l -> Bool in
+                if l.again, !stopping.load(ordering: .relaxed) {
+                    l.again = false
+                    return true
+                }
+                l.running = false
+                return false
+            }
+        }
+    }
+
+    private func load() async {
         let started = ContinuousClock.now
         do {
-            let loaded = try service.preloadPlans(shouldStop: { [self] in stopping.load(ordering: .relaxed) })
+            let loaded = try await service.preloadPlans(on: work, shouldStop: { [self] in stopping.load(ordering: .relaxed) })
             preloaded.increment(by: Int64(loaded))
             if loaded > 0 {
                 logger.info("plans kept ahead loaded into memory", metadata: [
@@ -98,7 +130,8 @@ final class SchedulerWarmup: Service, Sendable {
                 ])
             }
         } catch {
-            // Plans are read from the database instead; say why.
+            // Plans are read from the database instead; say why (a shutdown is no reason).
+            guard !stopping.load(ordering: .relaxed) else { return }
             logger.warning("loading plans into memory failed", metadata: ["error": "\(error)"])
         }
     }

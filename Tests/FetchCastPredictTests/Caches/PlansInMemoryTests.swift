@@ -41,81 +41,82 @@ struct PlansInMemoryTests {
         }
     }
 
-    private func plan(_ memory: PlansInMemory, _ store: FakeStore) throws -> [Prediction]? {
-        try memory.plan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
+    private func plan(_ memory: PlansInMemory, _ store: FakeStore, device: String = "d") async throws -> [Prediction]? {
+        try await memory.keptPlan(device: device, from: 1200, count: .max, check: store.check, read: store.read)?.plan
     }
 
-    @Test func answersFromMemoryUntilTheDeviceOrEveryDeviceHasNewFiles() throws {
+    @Test func answersFromMemoryUntilTheDeviceOrEveryDeviceHasNewFiles() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        let first = try plan(memory, store)
+        let first = try await plan(memory, store)
         #expect(first?.map(\.fetchAtUnix) == [1500])
         #expect(store.reads == 1 && memory.counts.tables == 1 && memory.counts.answered == 0)
-        #expect(try plan(memory, store) == first)
+        #expect(try await plan(memory, store) == first)
         #expect(store.reads == 1 && memory.counts.answered == 1, "the second plan came from memory")
         #expect(store.asked == [0, 100], "each check asks from the last one's last event")
 
         // Another device's new file changes nothing; this device's does.
         store.changes = [.init(last: 120, touched: [2: 100], epoch: Self.epoch)]
-        #expect(try plan(memory, store) == first)
+        #expect(try await plan(memory, store) == first)
         #expect(store.reads == 1)
         store.changes = [.init(last: 130, touched: [1: 120], epoch: Self.epoch)]
         store.table = nil  // the store's table is stale too: no plan kept ahead
-        #expect(try plan(memory, store) == nil)
+        #expect(try await plan(memory, store) == nil)
         #expect(store.reads == 2)
 
         // A fresh table read after that file answers again; a file for every device ends it.
         store.table = Self.kept(read: 130, since: 130)
-        #expect(try plan(memory, store) == first && store.reads == 3)
-        #expect(try plan(memory, store) == first && store.reads == 3)
+        #expect(try await plan(memory, store) == first && store.reads == 3)
+        #expect(try await plan(memory, store) == first && store.reads == 3)
         store.changes = [.init(last: 140, touched: [0: 130], epoch: Self.epoch)]
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 4)
 
         // A device without a table in memory is read from the store without waiting for a check.
         let checks = memory.counts.checks
-        _ = try memory.plan(device: "other", from: 1200, count: .max, check: store.check, read: store.read)
+        _ = try await plan(memory, store, device: "other")
         #expect(store.reads == 5 && memory.counts.checks == checks)
     }
 
     /// Names that only look alike (canonically equivalent, equal as Swift strings) are two
     /// devices: one's table never answers for the other.
-    @Test func namesThatOnlyLookAlikeKeepTablesOfTheirOwn() throws {
+    @Test func namesThatOnlyLookAlikeKeepTablesOfTheirOwn() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        _ = try memory.plan(device: "\u{E9}", from: 1200, count: .max, check: store.check, read: store.read)
-        _ = try memory.plan(device: "e\u{301}", from: 1200, count: .max, check: store.check, read: store.read)
+        _ = try await plan(memory, store, device: "\u{E9}")
+        _ = try await plan(memory, store, device: "e\u{301}")
         #expect(store.reads == 2 && memory.counts.tables == 2)
-        let swept = try memory.plans(devices: ["\u{E9}", "e\u{301}", "other"], from: 1200, count: .max, check: store.check, read: { _ in store.read() })
+        let swept = try await memory.keptPlans(
+            devices: ["\u{E9}", "e\u{301}", "other"], from: 1200, count: .max, check: store.check, read: { $0.map { _ in store.read() } })
         #expect(swept.map { $0 != nil } == [true, true, true])
         #expect(store.reads == 3 && memory.counts.answered == 2, "the two from memory, the third read")
     }
 
-    @Test func aNewPriorEpochOrFewerEventsDropsWhatWasKept() throws {
+    @Test func aNewPriorEpochOrFewerEventsDropsWhatWasKept() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        _ = try plan(memory, store)
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 1)
         let next = PlanEpoch(watermark: 100, tag: 8)
         store.changes = [.init(last: 100, touched: [:], epoch: next)]
         store.table = Self.kept(read: 100, since: 90, epoch: next)
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 2, "the table of the previous epoch is not used")
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 2)
         store.changes = [.init(last: 80, touched: [:], epoch: next)]
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 3, "fewer events than the table was planned with: read again")
     }
 
     /// Loaded at once, a page at a time after a check, each table is then answered from memory
     /// as one read on its device's first plan would be; loading stops when the memory is full,
     /// and only starts while it holds no table.
-    @Test func preloadedTablesAnswerWithoutAReadUntilTheirDeviceHasNewFiles() throws {
+    @Test func preloadedTablesAnswerWithoutAReadUntilTheirDeviceHasNewFiles() async throws {
         let table = Self.kept()
         let cost = table.table.count + 1 + 128
         let memory = PlansInMemory(capacityBytes: 3 * cost)
@@ -123,7 +124,7 @@ struct PlansInMemoryTests {
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
         var pages: [String?] = []
         let names = ["a", "b", "c", "d", "e"]
-        let loaded = try memory.preload(check: store.check, page: { after in
+        let loaded = try await memory.preload(check: store.check, page: { after in
             pages.append(after)
             let start = after.map { names.firstIndex(of: $0)! + 1 } ?? 0
             let batch = names[start..<min(names.count, start + 2)]
@@ -136,37 +137,37 @@ struct PlansInMemoryTests {
         #expect(pages == [nil, "b"], "no page read once the memory was full")
         #expect(store.asked == [0])
         for name in ["a", "b", "c"] {
-            #expect(try memory.plan(device: name, from: 1200, count: .max, check: store.check, read: store.read)?.map(\.fetchAtUnix) == [1500])
+            #expect(try await plan(memory, store, device: name)?.map(\.fetchAtUnix) == [1500])
         }
         #expect(store.reads == 0 && memory.counts.answered == 3, "answered from memory, not read")
-        _ = try memory.plan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
+        _ = try await plan(memory, store, device: "d")
         #expect(store.reads == 1, "a device not loaded is read")
 
         // It holds tables: no second load.
-        #expect(try memory.preload(check: store.check, page: { _ in Issue.record("read a page"); return .init() }) == 0)
+        #expect(try await memory.preload(check: store.check, page: { _ in Issue.record("read a page"); return .init() }) == 0)
         // Its device's new file makes a loaded table stale, as one read on demand.
         store.changes = [.init(last: 120, touched: [1: 100], epoch: Self.epoch)]
         store.table = nil
-        #expect(try memory.plan(device: "a", from: 1200, count: .max, check: store.check, read: store.read) == nil)
+        #expect(try await plan(memory, store, device: "a") == nil)
     }
 
     /// An empty plan's note, read once for a table saved without one (format 4), is kept with that table: the next plan it
     /// answers carries it; a note read for a table since replaced is not kept with the new one,
     /// and a table read after its device's new file carries none.
-    @Test func aNoteIsKeptWithTheTableItWasReadFor() throws {
+    @Test func aNoteIsKeptWithTheTableItWasReadFor() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        func kept() throws -> (plan: [Prediction], table: KeptPlanTable)? {
-            try memory.keptPlan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
+        func kept() async throws -> (plan: [Prediction], table: KeptPlanTable)? {
+            try await memory.keptPlan(device: "d", from: 1200, count: .max, check: store.check, read: store.read)
         }
-        let first = try #require(try kept())
+        let first = try #require(try await kept())
         #expect(first.table.note == nil)
         let facts = EmptyPlanNote.Facts(
             lastEventTime: 990, tau: 1800, pickupClock: PickupClockFacts(observedDays: 9, pickups: 8, lastLaunch: 980, longestSilence: 50_400),
             lastObservedTime: 995)
         memory.keepNote(facts, device: "d", table: first.table)
-        let second = try #require(try kept())
+        let second = try #require(try await kept())
         #expect(store.reads == 1 && second.table.note == facts)
         #expect(second.table.isSame(as: first.table))
 
@@ -174,48 +175,51 @@ struct PlansInMemoryTests {
         // for the old table is not kept with the new one.
         store.changes = [.init(last: 130, touched: [1: 120], epoch: Self.epoch)]
         store.table = Self.kept(read: 130, since: 130)
-        let third = try #require(try kept())
+        let third = try #require(try await kept())
         #expect(store.reads == 2 && third.table.note == nil && !third.table.isSame(as: first.table))
         memory.keepNote(facts, device: "d", table: first.table)
-        #expect(try kept()?.table.note == nil)
+        #expect(try await kept()?.table.note == nil)
         memory.keepNote(facts, device: "d", table: third.table)
-        #expect(try kept()?.table.note == facts && store.reads == 2)
+        #expect(try await kept()?.table.note == facts && store.reads == 2)
     }
 
-    @Test func aTableReadBeforeTheFirstCheckIsNotKept() throws {
+    @Test func aTableReadBeforeTheFirstCheckIsNotKept() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
         store.table = Self.kept(read: 99)  // read from an older snapshot than the checks know
-        _ = try plan(memory, store)
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 2 && memory.counts.tables == 0)
     }
 
     /// A plan asked while a check is under way waits for the next one: the check under way may
     /// have read the store before the events the asker knows of (a `POST` that returned).
-    @Test func aPlanWaitsForACheckThatBeganAfterItWasAsked() async throws {
+    @Test(.timeLimit(.minutes(1))) func aPlanWaitsForACheckThatBeganAfterItWasAsked() async throws {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         #expect(store.reads == 1)
         // The next check blocks until released; the one after it sees a new file of device 1.
         let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let blocked = Atomic<Bool>(true)
-        let check: @Sendable (Int64) -> ModelRepository.PlanChanges? = { after in
-            if blocked.exchange(false, ordering: .relaxed) {
-                inCheck.signal()
-                release.wait()
-                return store.check(after)
+        let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
+            try await offThread {
+                if blocked.exchange(false, ordering: .relaxed) {
+                    inCheck.signal()
+                    release.wait()
+                    return store.check(after)
+                }
+                return .init(last: 110, touched: [1: 100], epoch: Self.epoch)
             }
-            return .init(last: 110, touched: [1: 100], epoch: Self.epoch)
         }
-        let read: @Sendable () -> (plan: [Prediction], table: KeptPlanTable)? = { store.read() }
-        async let first = offThread { try memory.plan(device: "d", from: 1200, count: .max, check: check, read: read) }
+        let read: @Sendable () async throws -> (plan: [Prediction], table: KeptPlanTable)? = { store.read() }
+        async let first = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
         try await offThread { inCheck.wait() }
-        async let second = offThread { try memory.plan(device: "d", from: 1200, count: .max, check: check, read: read) }
-        try await Task.sleep(for: .milliseconds(100))  // the second asks while the first's check is under way
+        async let second = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
+        // The second asks while the first's check is under way.
+        while memory.waitingTasks < 1 { try await Task.sleep(for: .milliseconds(5)) }
         release.signal()
         _ = try await (first, second)
         #expect(memory.counts.checks == 3, "the second plan waited for a check of its own")
@@ -228,7 +232,7 @@ struct PlansInMemoryTests {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let blocked = Atomic<Bool>(true)
         let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
@@ -265,7 +269,7 @@ struct PlansInMemoryTests {
         let memory = PlansInMemory(capacityBytes: 1 << 20)
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
-        _ = try plan(memory, store)
+        _ = try await plan(memory, store)
         // The second check blocks until released; the third fails.
         let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let calls = Atomic<Int>(1)

@@ -40,6 +40,8 @@ struct FetchCastServiceTests {
 
     /// One second after the last day's mail launch: a plan then reacts to it.
     static let now = 1_700_640_001.0
+    /// Where the plans' blocking parts run, as the library runs them in process.
+    let work = DispatchWork()
 
     @Test func ingestIsOneFileKeyedBySHA256AndDuplicatesAddNothing() throws {
         let f = try Fixture()
@@ -66,12 +68,12 @@ struct FetchCastServiceTests {
         #expect(try Store(path: f.path, create: false).files().isEmpty)
     }
 
-    @Test func aPlanIsWhatPredictAnswersAndStartsAtTheClockByDefault() throws {
+    @Test func aPlanIsWhatPredictAnswersAndStartsAtTheClockByDefault() async throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1", "d2"]), name: "a")
         try service.foldPending()
-        let served = try service.plan(PredictionRequest(device: "d1", count: 4))
+        let served = try await service.plan(PredictionRequest(device: "d1", count: 4), on: work)
         #expect(!served.isEmpty && served.count <= 4)
         #expect(served.allSatisfy { $0.fetchAtUnix >= Self.now })
         let store = try Store(path: f.path, create: false)
@@ -82,18 +84,18 @@ struct FetchCastServiceTests {
 
     /// The plan with its note (what `GET /v1/devices/{device}/plan` answers) is the plan, and
     /// an empty one says why in `predict`'s words, from the same read of the store.
-    @Test func anEmptyPlanComesWithItsNoteInOneAnswer() throws {
+    @Test func anEmptyPlanComesWithItsNoteInOneAnswer() async throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
         try service.foldPending()
         let request = PredictionRequest(device: "d1", count: 4)
-        let answered = try service.planWithNote(request)
-        #expect(answered.fetches == (try service.plan(request)) && !answered.fetches.isEmpty)
+        let answered = try await service.planWithNote(request, on: work)
+        #expect(answered.fetches == (try await service.plan(request, on: work)) && !answered.fetches.isEmpty)
         #expect(answered.note == nil)
         // Thirty days after the clock: silent for longer than plans last.
         let later = Self.now + 30 * 86_400
-        let silent = try service.planWithNote(PredictionRequest(device: "d1", at: later))
+        let silent = try await service.planWithNote(PredictionRequest(device: "d1", at: later), on: work)
         #expect(silent.fetches.isEmpty)
         let store = try Store(path: f.path, create: false)
         let model = try #require(try ModelRepository(store: store).refresh(devices: ["d1"]).models.values.first)
@@ -106,7 +108,7 @@ struct FetchCastServiceTests {
     /// A plan asked at a time inside the device's history is made from the events before it,
     /// and so is its note: a device silent for nine days at `at`, with a launch twenty days
     /// later, is "silent for 9 days", not described by its later launch.
-    @Test func anEmptyPlanInsideTheHistoryIsNotedFromTheEventsBeforeIt() throws {
+    @Test func anEmptyPlanInsideTheHistoryIsNotedFromTheEventsBeforeIt() async throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now + 30 * 86_400 })
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
@@ -115,26 +117,26 @@ struct FetchCastServiceTests {
         _ = try service.ingest(file: back, name: "back")
         try service.foldPending()
         let at = Self.now + 9 * 86_400
-        let answered = try service.planWithNote(PredictionRequest(device: "d1", at: at))
+        let answered = try await service.planWithNote(PredictionRequest(device: "d1", at: at), on: work)
         #expect(answered.fetches.isEmpty)
         // The last event before `at`: day 9's news at 12:30.
-        let lastBefore = Double(1_699_833_600 + 9 * 86_400 + 12 * 3600 + 1800)
-        #expect(answered.note == EmptyPlanNote.sentence(
-            device: "d1", horizonHours: 24, lastEvent: (lastBefore, 1800), from: at, budget: 24))
+        let lastBefore: Double = 1_699_833_600 + 9 * 86_400 + 12 * 3600 + 1800
+        let expected = EmptyPlanNote.sentence(device: "d1", horizonHours: 24, lastEvent: (lastBefore, 1800), from: at, budget: 24)
+        #expect(answered.note == expected)
         #expect(answered.note?.contains("the device has been silent for 8 days (no event since 2023-11-22T12:30:00Z)") == true,
                 "\(String(describing: answered.note))")
     }
 
-    @Test func unknownDevicesAndAppsAreTyped() throws {
+    @Test func unknownDevicesAndAppsAreTyped() async throws {
         let f = try Fixture()
         let service = try FetchCastService(path: f.path, now: { Self.now })
         _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
-        #expect(throws: ServiceError.unknownDevice("nobody")) { try service.plan(PredictionRequest(device: "nobody")) }
-        #expect(throws: ServiceError.unknownApp("video")) { try service.plan(PredictionRequest(device: "d1", app: "video")) }
+        await #expect(throws: ServiceError.unknownDevice("nobody")) { try await service.plan(PredictionRequest(device: "nobody"), on: work) }
+        await #expect(throws: ServiceError.unknownApp("video")) { try await service.plan(PredictionRequest(device: "d1", app: "video"), on: work) }
         #expect(throws: ServiceError.unknownDevice("nobody")) { try service.model(device: "nobody", app: nil) }
     }
 
-    @Test func theSweepInSmallBatchesIsPredictForEveryDeviceInTheWindow() throws {
+    @Test func theSweepInSmallBatchesIsPredictForEveryDeviceInTheWindow() async throws {
         let f = try Fixture()
         // The last batch holds two ids that only look alike ("é" decomposed and precomposed).
         let devices = (0..<7).map { "dev-\($0)" } + ["e\u{301}", "\u{E9}"]
@@ -144,7 +146,7 @@ struct FetchCastServiceTests {
         let sweep = try service.sweep(from: from, to: to, budget: 12, batchSize: 3)
         var swept: [Prediction] = []
         var batches = 0
-        while let batch = try sweep.next() {
+        while let batch = try await sweep.next(on: work) {
             swept += batch
             batches += 1
         }
@@ -163,7 +165,7 @@ struct FetchCastServiceTests {
     /// After the warm-up, a sweep answers devices from their plans kept ahead, the devices with
     /// events since from their schedulers, and both exactly as `predict` does; ids that only look
     /// alike ("é" precomposed and decomposed) are two devices.
-    @Test func aWarmedSweepAnswersAheadWhereItCanAndAsPredictEverywhere() throws {
+    @Test func aWarmedSweepAnswersAheadWhereItCanAndAsPredictEverywhere() async throws {
         let f = try Fixture()
         let devices = ["dev-0", "dev-1", "dev-2", "dev-3", "\u{E9}", "e\u{301}"]
         let service = try FetchCastService(path: f.path, now: { Self.now })
@@ -183,7 +185,7 @@ struct FetchCastServiceTests {
         let from = 1_700_640_000.5, to = from + 86_400
         let sweep = try service.sweep(from: from, to: to, budget: 24, batchSize: 4)
         var swept: [Prediction] = []
-        while let batch = try sweep.next() { swept += batch }
+        while let batch = try await sweep.next(on: work) { swept += batch }
         #expect(service.plansAnsweredAhead == 4, "dev-0, dev-2, dev-3 and é answered ahead; dev-1 and e◌́ not")
         let store = try Store(path: f.path, create: false)
         var expected: [Prediction] = []
