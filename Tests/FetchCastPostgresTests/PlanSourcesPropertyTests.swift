@@ -13,7 +13,8 @@ import Testing
 /// a service answers equals the plan of a new repository without caches, reading the store at
 /// that moment by the readers' rule (``FetchCastService``: a device's events not yet folded are
 /// folded in memory, with the prior of the last saved fold), and an empty plan asked with its
-/// note has that repository's note.
+/// note has that repository's note. A sweep of every device (``FetchCastService/PlanSweep``),
+/// asked now and then from a plan's start, answers each device's plan from that repository too.
 struct PlanSourcesPropertyTests {
     static let devices = ["d0", "d1", "d2", "d3"]
     static let day0 = 1_699_833_600  // 2023-11-13T00:00:00Z, a Monday
@@ -75,7 +76,7 @@ struct PlanSourcesPropertyTests {
     }
 
     struct Outcome: Sendable {
-        var asked = 0, nonEmpty = 0, noted = 0, answeredAhead = 0, fromMemory = 0, notedFromTables = 0
+        var asked = 0, nonEmpty = 0, noted = 0, answeredAhead = 0, fromMemory = 0, notedFromTables = 0, swept = 0
         var mismatches: [Mismatch] = []
     }
 
@@ -123,6 +124,7 @@ struct PlanSourcesPropertyTests {
         var paths: [(name: String, path: String)] = []
         for file in files(seed: seed) { paths.append((file.name, try directory.write(file.name + ".csv", file.text))) }
         var random = SplitMix64(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
+        var sweeps = SplitMix64(seed: seed ^ 0x5157_EE95)
         var services = [try await offThread { try target.service() }, try await offThread { try target.service() }]
         let work = DispatchWork()
         var ingested: [String] = []
@@ -192,6 +194,24 @@ struct PlanSourcesPropertyTests {
                     }
                 }
                 log.append("plan \(device) via \(s)")
+                // A quarter of the time, a sweep of every device from the same start (batches of
+                // two), from a generator of its own: the steps above stay those of the seed.
+                if Int.random(in: 0..<4, using: &sweeps) == 0 {
+                    let from = asked.at!, to = from + 86_400
+                    let sweep = try await offThread { try service.sweep(from: from, to: to, budget: PredictionRequest().budget, batchSize: 2) }
+                    var swept: [Prediction] = []
+                    while let batch = try await sweep.next(on: work) { swept += batch }
+                    let fresh = try await offThread {
+                        try devices.flatMap { device in
+                            try target.freshPlan(PredictionRequest(device: device, at: from, count: .max), withNote: false).fetches
+                        }.filter { $0.fetchAtUnix < to }
+                    }
+                    outcome.swept += 1
+                    if swept != fresh {
+                        outcome.mismatches.append(Mismatch(steps: log + ["sweep from \(Int(from)) via \(s)"], served: swept, fresh: fresh))
+                    }
+                    log.append("sweep via \(s)")
+                }
             }
         }
         outcome.answeredAhead = services.reduce(0) { $0 + $1.plansAnsweredAhead }
@@ -212,10 +232,11 @@ struct PlanSourcesPropertyTests {
         // It can fail: most plans asked hold fetches (a wrong cache shows in them), and seed 4's
         // run reaches the plans kept ahead (8 of its plans; 7 from memory on PostgreSQL).
         #expect(outcome.asked >= 20 && outcome.nonEmpty * 3 >= outcome.asked, "asked \(outcome.asked), \(outcome.nonEmpty) not empty")
+        #expect(outcome.swept >= 2, "swept \(outcome.swept) times")
         if seed == 4 {
             #expect(outcome.answeredAhead > 0)
             if engine == .postgres { #expect(outcome.fromMemory > 0) }
         }
-        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.nonEmpty) not empty, \(outcome.noted) empty with a note, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory, \(outcome.notedFromTables) noted from tables)")
+        print("\(engine) seed \(seed): \(outcome.asked) plans asked, \(outcome.swept) sweeps, \(outcome.nonEmpty) not empty, \(outcome.noted) empty with a note, \(outcome.answeredAhead) answered ahead (\(outcome.fromMemory) from memory, \(outcome.notedFromTables) noted from tables)")
     }
 }
