@@ -213,7 +213,8 @@ package final class FetchCastService: Sendable {
 
     /// A sweep over every device's plan, batch by batch (see ``FetchCastService/sweep(from:to:budget:batchSize:)``).
     package final class PlanSweep: @unchecked Sendable {
-        // Used by one thread at a time: a transport calls `next()` from one task.
+        // Used by one task at a time (a transport calls `next(on:)` from one task): its reader is
+        // one connection, which one thread at a time may use.
         private let service: FetchCastService
         private var reader: Reader?
         /// Every device's id and name, in the names' byte order.

@@ -25,17 +25,15 @@ public final class Store {
     ///
     /// - Parameters:
     ///   - path: The database file.
-    ///   - create: Create the file and schema if missing (writers); readers pass `false` and
-    ///     see an empty store when the file does not exist.
-    /// - Throws: ``StoreError`` when the file is not a FetchCast store or is newer than this build.
+    ///   - create: Create the file and schema if missing (writers); without, a missing file is
+    ///     an error, not an empty store: a mistyped path must not read as a store with nothing in it.
+    /// - Throws: ``StoreError`` when the file is missing (without `create`), is not a FetchCast
+    ///   store or is newer than this build.
     public init(path: String, create: Bool = true) throws(StoreError) {
         self.path = path
         isReadOnly = false
         if !create && access(path, F_OK) != 0 {
-            // A brand-new store reads as empty: open a private in-memory one.
-            connection = try Connection(path: ":memory:", create: true)
-            try Store.migrate(connection, path: path)
-            return
+            throw StoreError(path: path, message: "no such store (the file does not exist); ingesting a trace creates one (fetchcast ingest)")
         }
         connection = try Connection(path: path, create: create)
         connection.setBusyTimeout(milliseconds: 600_000)

@@ -15,11 +15,16 @@ struct StoreStatsTests {
         #expect(try store.stats() == Self.zeros)
     }
 
-    @Test func reportsZerosForAStoreThatDoesNotExistWithoutCreatingIt() throws {
+    /// A store that does not exist, opened without `create`, is an error naming the file (a
+    /// mistyped path must not read as a store with nothing in it), and is not created.
+    @Test func aStoreThatDoesNotExistIsAnErrorAndIsNotCreated() throws {
         let temp = try TemporaryStore()
-        let store = try temp.open(create: false)
-        #expect(try store.stats() == Self.zeros)
-        #expect(try store.files().isEmpty)
+        #expect {
+            _ = try temp.open(create: false)
+        } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.path == temp.path && error.message.hasPrefix("no such store")
+        }
         #expect(!FileManager.default.fileExists(atPath: temp.path))
     }
 
