@@ -28,9 +28,9 @@ final class SchedulerWarmup: Service, Sendable {
     private let enabled: Bool
     private let thread = NIOThreadPool(numberOfThreads: 1)
     /// Whether a pass runs, and whether another was asked for meanwhile.
-    private let state = Mutex<(running: Bool, again: Bool)>((false, false))
+    private let state = Mutex(OneAtATime())
     /// The same for the loads of plans into memory.
-    private let loading = Mutex<(running: Bool, again: Bool)>((false, false))
+    private let loading = Mutex(OneAtATime())
     private let stopping = Atomic<Bool>(false)
     private let saved: Prometheus.Counter
     private let preloaded: Prometheus.Counter
@@ -52,26 +52,11 @@ final class SchedulerWarmup: Service, Sendable {
     /// Asks for a pass (runs now, or once after the running one).
     func schedule() {
         guard enabled, !stopping.load(ordering: .relaxed) else { return }
-        let start = state.withLock { s -> Bool in
-            if s.running {
-                s.again = true
-                return false
-            }
-            s.running = true
-            return true
-        }
-        guard start else { return }
+        guard state.withLock({ $0.ask() }) else { return }
         thread.submit { [self] work in
             guard work == .active else { return state.withLock { $0.running = false } }
             Self.lowerPriority()
-            repeat { pass() } while state.withLock { s -> Bool in
-                if s.again, !stopping.load(ordering: .relaxed) {
-                    s.again = false
-                    return true
-                }
-                s.running = false
-                return false
-            }
+            repeat { pass() } while state.withLock { $0.again(unless: stopping.load(ordering: .relaxed)) }
         }
     }
 
@@ -98,24 +83,9 @@ final class SchedulerWarmup: Service, Sendable {
     /// that the pass's thread goes on. Loads run one at a time; one asked for while one runs runs
     /// once after it.
     private func preload() {
-        let start = loading.withLock { l -> Bool in
-            if l.running {
-                l.again = true
-                return false
-            }
-            l.running = true
-            return true
-        }
-        guard start else { return }
+        guard loading.withLock({ $0.ask() }) else { return }
         Task { [self] in
-            repeat { await load() } while loading.withLock { l -> Bool in
-                if l.again, !stopping.load(ordering: .relaxed) {
-                    l.again = false
-                    return true
-                }
-                l.running = false
-                return false
-            }
+            repeat { await load() } while loading.withLock { $0.again(unless: stopping.load(ordering: .relaxed)) }
         }
     }
 
@@ -159,5 +129,32 @@ final class SchedulerWarmup: Service, Sendable {
         if await !thread.stop(within: Self.stopWait) {
             logger.notice("the scheduler warm-up did not stop within \(Self.stopWait); stopping without it (the next start saves its schedulers again)")
         }
+    }
+}
+
+/// Work that runs one at a time, and once more after the running one when asked for meanwhile.
+private struct OneAtATime {
+    var running = false
+    var asked = false
+
+    /// Asks for a run: whether to start one now (none runs); otherwise one runs after it.
+    mutating func ask() -> Bool {
+        if running {
+            asked = true
+            return false
+        }
+        running = true
+        return true
+    }
+
+    /// At the end of a run: whether to run again (asked for meanwhile, and not `stopping`);
+    /// otherwise the work stops running.
+    mutating func again(unless stopping: Bool) -> Bool {
+        if asked, !stopping {
+            asked = false
+            return true
+        }
+        running = false
+        return false
     }
 }

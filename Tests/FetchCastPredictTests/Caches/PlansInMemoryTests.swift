@@ -41,6 +41,28 @@ struct PlansInMemoryTests {
         }
     }
 
+    /// Holds the first check a test's plans run until the test releases it.
+    private final class CheckGate: Sendable {
+        /// Signalled when the held check has started; the test then signals `release`.
+        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        private let held = Atomic<Bool>(false)
+
+        /// A check, on a thread of its own, that the first time waits until released and then
+        /// answers as `store` does; every later check answers `thenAnswer`.
+        func blockingOnce(
+            _ store: FakeStore, thenAnswer: @escaping @Sendable (Int64) -> ModelRepository.PlanChanges?
+        ) -> @Sendable (Int64) async throws -> ModelRepository.PlanChanges? {
+            { after in
+                try await offThread {
+                    guard !self.held.exchange(true, ordering: .relaxed) else { return thenAnswer(after) }
+                    self.inCheck.signal()
+                    self.release.wait()
+                    return store.check(after)
+                }
+            }
+        }
+    }
+
     private func plan(_ memory: PlansInMemory, _ store: FakeStore, device: String = "d") async throws -> [Prediction]? {
         try await memory.keptPlan(device: device, from: 1200, count: .max, check: store.check, read: store.read)?.plan
     }
@@ -202,25 +224,15 @@ struct PlansInMemoryTests {
         _ = try await plan(memory, store)
         #expect(store.reads == 1)
         // The next check blocks until released; the one after it sees a new file of device 1.
-        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let blocked = Atomic<Bool>(true)
-        let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
-            try await offThread {
-                if blocked.exchange(false, ordering: .relaxed) {
-                    inCheck.signal()
-                    release.wait()
-                    return store.check(after)
-                }
-                return .init(last: 110, touched: [1: 100], epoch: Self.epoch)
-            }
-        }
+        let gate = CheckGate()
+        let check = gate.blockingOnce(store, thenAnswer: { _ in .init(last: 110, touched: [1: 100], epoch: Self.epoch) })
         let read: @Sendable () async throws -> (plan: [Prediction], table: KeptPlanTable)? = { store.read() }
         async let first = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
-        try await offThread { inCheck.wait() }
+        try await offThread { gate.inCheck.wait() }
         async let second = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
         // The second asks while the first's check is under way.
         while memory.waitingTasks < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        release.signal()
+        gate.release.signal()
         _ = try await (first, second)
         #expect(memory.counts.checks == 3, "the second plan waited for a check of its own")
         #expect(store.reads == 2, "and that check made it read the store again")
@@ -233,27 +245,18 @@ struct PlansInMemoryTests {
         let store = FakeStore()
         store.changes = [.init(last: 100, touched: [:], epoch: Self.epoch)]
         _ = try await plan(memory, store)
-        let inCheck = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let blocked = Atomic<Bool>(true)
-        let check: @Sendable (Int64) async throws -> ModelRepository.PlanChanges? = { after in
-            try await offThread {
-                if blocked.exchange(false, ordering: .relaxed) {
-                    inCheck.signal()
-                    release.wait()
-                }
-                return store.check(after)
-            }
-        }
+        let gate = CheckGate()
+        let check = gate.blockingOnce(store, thenAnswer: store.check)
         let read: @Sendable () async throws -> (plan: [Prediction], table: KeptPlanTable)? = { try await offThread { store.read() } }
         async let first = memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)
-        try await offThread { inCheck.wait() }
+        try await offThread { gate.inCheck.wait() }
         let plans = try await withThrowingTaskGroup(of: [Prediction]?.self) { group in
             for _ in 0..<200 {
                 group.addTask { try await memory.keptPlan(device: "d", from: 1200, count: .max, check: check, read: read)?.plan }
             }
             // Every one of them asks while the check is under way, then it ends.
             while memory.waitingTasks < 200 { try await Task.sleep(for: .milliseconds(5)) }
-            release.signal()
+            gate.release.signal()
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(try await first?.plan.map(\.fetchAtUnix) == [1500])
