@@ -6,10 +6,9 @@ import FetchCastStore
 ///
 /// The warm-up (``keepSchedulersCurrent(request:batchSize:shouldStop:)``) saves a table per
 /// device it catches up, under ``planTableKey(device:)``, recording the store's last event
-/// and the prior epoch it read before planning. A table answers while it is exactly what
-/// planning from the events would give: the same prior epoch (within an epoch a device's prior
-/// changes only with its own events) and no event of the device, nor publish to every device,
-/// added since. Otherwise the plan is made as before.
+/// and the prior epoch it read before planning. A table answers by the one rule written at
+/// ``KeptPlanTable`` (read here from the store, in ``PlansInMemory`` from its checks);
+/// otherwise the plan is made as before.
 extension ModelRepository {
     /// Where a device's plan table is kept: `plans:ID:HASH`, the hash of the constants it was
     /// planned with (the default budget's scheduler configuration and the model's).
@@ -188,8 +187,20 @@ package struct PlanEpoch: Sendable, Hashable {
 }
 
 /// A device's plan table as read from the store (``ModelRepository/precomputedPlanKeeping(_:)``),
-/// with what says whether it still answers: while the prior epoch is `epoch`, the store holds
-/// at least `watermark` events, and neither the device nor every device has events after `since`.
+/// with what says whether it still answers.
+///
+/// **The rule** (the one place it is written; docs/serve.md, "Plans kept ahead", explains it): a
+/// table answers a request plan tables keep (``ModelRepository/keptAhead(_:)``) exactly while it
+/// is what planning from the events would give, that is while
+/// - the prior epoch is the one it was planned in, `epoch` (within an epoch a device's prior
+///   changes only with its own events),
+/// - the store still holds the `watermark` events it was planned with (none forgotten since), and
+/// - neither its device nor every device (a publish) has an event after `since`: the store's
+///   last event when it was planned, or the last a complete warm-up pass of the epoch vouched for.
+///
+/// The store's read checks it in one snapshot (``ModelRepository/precomputedPlan(_:)``); a process
+/// keeping tables in memory checks it against what its checks of the store found
+/// (``PlansInMemory``). Anything else is planned from the device's scheduler.
 package struct KeptPlanTable: Sendable {
     /// The device's id.
     package var device: Int64

@@ -11,10 +11,10 @@ import Synchronization
 /// `POST` to any process on the database returned includes those events, as a plan read from
 /// the store would, while the store sees one small statement per check instead of one per plan.
 ///
-/// A table kept answers while the prior epoch is the one it was planned in and neither its
-/// device nor every device has a file of events from its `since` on: the checks record, for
-/// every device with new files, the largest first event of those files (from the first check
-/// on; a table is kept only when it was read after the first check). Otherwise the plan is
+/// A table kept answers by ``KeptPlanTable``'s rule, checked against what the checks found: the
+/// prior epoch, the last event's number, and, for every device with new files, the largest first
+/// event of those files (from the first check on; a table is kept only when it was read after the
+/// first check), so a file of events from the table's `since` on ends it. Otherwise the plan is
 /// read from the store as before, and the table read is kept.
 package final class PlansInMemory: Sendable {
     /// What it holds, and the tasks waiting for the check they share.
