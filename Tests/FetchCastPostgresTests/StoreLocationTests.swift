@@ -139,6 +139,44 @@ struct StoreLocationTests {
         }
     }
 
+    /// A planner answers from any task, many at once, each device's plan (and an empty plan's
+    /// note) as a repository of the SQLite-only API answers it from an SQLite store of the same
+    /// file; a store that does not exist is an error and is not created.
+    @Test(.timeLimit(.minutes(2)), arguments: Engine.available)
+    func aPlannerAnswersFromTasksWhatTheRepositoryAnswers(_ engine: Engine) async throws {
+        try await LogUnderTest.with(engine) { under, directory in
+            let location = try location(under)
+            await #expect(throws: StoreError.self) { _ = try await Planner(location: location) }
+            let reference = try await stored(at: location, directory)
+            let planner = try await Planner(location: location)
+            // The last day's evening, the next morning and, silent for a week, nothing.
+            let starts = [27.8, 28.3, 35.0].map { 1_699_833_600 + $0 * 86_400 }
+            let requests = ["d1", "d2", "d3"].flatMap { device in starts.map { PredictionRequest(device: device, at: $0) } }
+            let repository = ModelRepository(store: reference)
+            repository.savesFolds = false
+            let snapshot = try repository.refresh()
+            let expected = try requests.map { try Predictor.predict($0, snapshot: snapshot) }
+            // Every request from eight tasks at once: 72 plans on the 2-core pool.
+            let answers = try await withThrowingTaskGroup(of: (Int, [Prediction]).self) { group in
+                for i in 0..<(8 * requests.count) {
+                    group.addTask { (i % requests.count, try await planner.plan(requests[i % requests.count])) }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0, default: []].append($1.1) }
+            }
+            for (i, plans) in answers {
+                #expect(plans.count == 8 && plans.allSatisfy { $0 == expected[i] }, "\(requests[i])")
+            }
+            #expect(expected.contains { !$0.isEmpty } && expected.contains { $0.isEmpty })
+            let silent = try await planner.planWithNote(requests[2])
+            #expect(silent.fetches.isEmpty && silent.note?.contains("the device has been silent for") == true, "\(silent)")
+            await #expect(throws: ServiceError.unknownDevice("d9")) { _ = try await planner.plan(PredictionRequest(device: "d9", at: starts[0])) }
+            await planner.shutdown()
+        }
+        let directory = try TemporaryDirectory()
+        await #expect(throws: StoreError.self) { _ = try await Planner(location: .sqlite(path: directory.path + "/missing.sqlite")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))
+    }
+
     @Test func aMissingSQLiteStoreIsAnErrorNotANewStore() async throws {
         let directory = try TemporaryDirectory()
         let missing = StoreLocation.sqlite(path: directory.path + "/missing.sqlite")

@@ -11,7 +11,8 @@ import Darwin
 /// and list files, `ModelRepository(location:)` for models and plans (and
 /// `Exporter.export(_:from:to:onSaveFailure:)` of the model's tables from it),
 /// `Exporter.exportEvents(_:from:to:)` for events, `Evaluator.run(store:options:…)` to replay
-/// the stored events, and `ServeConfiguration(store:)` for the service. Naming a store opens
+/// the stored events, `ServeConfiguration(store:)` for the service and `Planner(location:)` for
+/// plans asked from tasks. Naming a store opens
 /// nothing; each entry point opens its own connection and closes it when done (a repository's
 /// when it is released).
 public struct StoreLocation: Sendable, CustomStringConvertible {

@@ -1,0 +1,89 @@
+import FetchCastCore
+import FetchCastPredict
+import FetchCastStore
+import Foundation
+import NIOPosix
+
+/// Plans for devices from a store on either engine, for a caller in Swift concurrency (a push
+/// backend, an app's server): what `fetchcast predict --device D` prints and `GET
+/// /v1/devices/{device}/plan` answers, from the same code (`FetchCastService`), which is the code
+/// `fetchcast evaluate` scores.
+///
+/// What blocks (SQLite's reads, PostgreSQL's round trips, replaying a device's history) runs on
+/// threads of the planner's own, never on the tasks' cooperative threads, which the engine's own
+/// tasks need: unlike `ModelRepository`, a planner may be used from any task. On PostgreSQL
+/// the plans kept ahead are held in memory and answered after one check of the database shared
+/// by every plan asked meanwhile, as `fetchcast serve` answers them; a plan includes every event
+/// committed before it was asked, whichever process ingested it.
+///
+/// It only reads (the model it folds for a device's new events stays in memory; `fetchcast
+/// ingest`, `serve` or `predict` save it). Call ``shutdown()`` when done.
+public final class Planner: Sendable {
+    private let service: FetchCastService
+    private let work: ThreadPoolWork
+
+    /// Opens the store at `location`, which must exist (an SQLite file, or a PostgreSQL database
+    /// holding FetchCast's tables); plans asked without `at` start at the clock.
+    /// - Parameter threads: Threads that read at once (default: as `fetchcast serve` reads, 2 a
+    ///   core on SQLite, 16 a core on PostgreSQL, whose reads mostly wait for the database).
+    /// - Throws: `StoreError` when the store does not exist or cannot be opened.
+    public init(location: StoreLocation, threads: Int? = nil) async throws {
+        // A missing store is an error, not a new one: nothing is created.
+        let log = try await location.openLog(false)
+        await log.close()
+        let configuration = ServeConfiguration(store: location)
+        let storage = configuration.storage ?? .sqlite(path: configuration.databasePath)
+        let work = ThreadPoolWork(readThreads: threads ?? configuration.readThreads)
+        do {
+            service = try await work.read { try FetchCastService(storage: storage) }
+        } catch {
+            await work.shutdown()
+            throw error
+        }
+        self.work = work
+    }
+
+    /// The plan of `request.device` from `request.at` (the clock when `nil`).
+    /// - Throws: `ServiceError` for a device or app the store does not hold; `StoreError` when
+    ///   the store fails.
+    public func plan(_ request: PredictionRequest) async throws -> [Prediction] {
+        try await service.plan(request, on: work)
+    }
+
+    /// ``plan(_:)``, with why the plan is empty when it is, in `fetchcast predict`'s words.
+    public func planWithNote(_ request: PredictionRequest) async throws -> (fetches: [Prediction], note: String?) {
+        try await service.planWithNote(request, on: work)
+    }
+
+    /// Stops the planner's threads once what they run has ended; plans asked after it fail.
+    public func shutdown() async {
+        await work.shutdown()
+    }
+}
+
+/// A plan's blocking parts on threads of their own: reads on a pool, checks of the plans kept in
+/// memory on a thread apart (``BlockingWork/check(_:)``). No deadline: a library caller cancels
+/// its own tasks.
+final class ThreadPoolWork: BlockingWork {
+    private let reads: NIOThreadPool
+    private let checks = NIOThreadPool(numberOfThreads: 1)
+
+    init(readThreads: Int) {
+        reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
+        reads.start()
+        checks.start()
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await reads.runIfActive(body)
+    }
+
+    func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await checks.runIfActive(body)
+    }
+
+    func shutdown() async {
+        try? await reads.shutdownGracefully()
+        try? await checks.shutdownGracefully()
+    }
+}
