@@ -110,7 +110,8 @@ public final class ModelRepository {
     /// older FetchCast schema is upgraded); its connection closes when the repository is
     /// released. It reads and saves on the calling thread, waiting for PostgreSQL's answers
     /// there: call it from a thread that may block (the CLI's, a thread pool's), not from a Swift
-    /// concurrency task, whose few threads the engine's own tasks need.
+    /// concurrency task, whose few threads the engine's own tasks need. For plans asked from
+    /// tasks, `Planner(location:)` (FetchCastServe) runs this code on threads of its own.
     /// - Throws: ``StoreError`` when the store does not exist or cannot be opened.
     public convenience init(location: StoreLocation, configuration: ModelConfiguration = ModelConfiguration()) throws {
         self.init(modelStore: try location.openModelStore(), configuration: configuration)
