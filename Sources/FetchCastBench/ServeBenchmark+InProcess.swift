@@ -1,6 +1,7 @@
 import FetchCastCore
 import FetchCastPredict
 import FetchCastServe
+import FetchCastStore
 import Foundation
 
 /// The library in process: the reference the HTTP load is measured against.
@@ -29,6 +30,18 @@ extension ServeBenchmark {
         let work = DispatchWork()
         return try plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
             let (fetches, note) = try await service.planWithNote(PredictionRequest(device: device, at: at), on: work)
+            _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
+        }.perSecond
+    }
+
+    /// Plans `names` round robin (each at its `asks` instant) from `tasks` tasks for `seconds`
+    /// through a ``Planner`` of `location` (what a library user opens), answers encoded as the
+    /// plan route encodes them; plans per second.
+    static func planWithPlanner(_ location: StoreLocation, names: [String], asks: [Double], tasks: Int, seconds: Double) throws -> Double {
+        let planner = try Blocking.wait { try await Planner(location: location) }
+        defer { try? Blocking.wait { await planner.shutdown() } }
+        return try plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+            let (fetches, note) = try await planner.planWithNote(PredictionRequest(device: device, at: at))
             _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
         }.perSecond
     }

@@ -57,6 +57,8 @@ package enum ServeBenchmark {
         /// holding no thread).
         package var inProcessTaskPlansPerSecond = 0.0
         package var inProcessTasks = 0
+        /// Plans per second through the public `Planner` of the same store from as many tasks.
+        package var plannerPlansPerSecond = 0.0
         /// First plans without saved schedulers: each replays its device's history.
         package var inProcessReplayPlansPerSecond = 0.0
         /// The warm-up that saves every device's scheduler (``FetchCastService/keepSchedulersCurrent(shouldStop:)``).
@@ -239,6 +241,10 @@ package enum ServeBenchmark {
             result.inProcessTasks = options.clients
             result.inProcessTaskPlansPerSecond = try planInProcess(served, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
             log.write("in process from \(options.clients) tasks (the plan route's entry): \(format(result.inProcessTaskPlansPerSecond, 0)) plans/s\n")
+            // The public entry a library user takes: a planner of its own on the same store.
+            let location: StoreLocation = options.postgresURL == nil ? .sqlite(path: store) : try .postgres(url: store)
+            result.plannerPlansPerSecond = try planWithPlanner(location, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
+            log.write("in process through Planner (the library's public entry) from \(options.clients) tasks: \(format(result.plannerPlansPerSecond, 0)) plans/s\n")
         }
 
         // The same plans over HTTP, from a `fetchcast serve` child process.

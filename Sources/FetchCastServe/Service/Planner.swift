@@ -17,7 +17,8 @@ import NIOPosix
 /// committed before it was asked, whichever process ingested it.
 ///
 /// It only reads (the model it folds for a device's new events stays in memory; `fetchcast
-/// ingest`, `serve` or `predict` save it). Call ``shutdown()`` when done.
+/// ingest`, `serve` or `predict` save it; the plans kept ahead are the ones `serve`'s warm-up
+/// saved, loaded when the planner opens). Call ``shutdown()`` when done.
 public final class Planner: Sendable {
     private let service: FetchCastService
     private let work: ThreadPoolWork
@@ -34,12 +35,18 @@ public final class Planner: Sendable {
         let configuration = ServeConfiguration(store: location)
         let storage = configuration.storage ?? .sqlite(path: configuration.databasePath)
         let work = ThreadPoolWork(readThreads: threads ?? configuration.readThreads)
+        let service: FetchCastService
         do {
             service = try await work.read { try FetchCastService(storage: storage) }
         } catch {
             await work.shutdown()
             throw error
         }
+        // On PostgreSQL, the plans kept ahead loaded into memory now, as a served process loads
+        // them after its warm-up: a device's first plan is then answered without a round trip.
+        // Without them every plan is still answered, reading the database.
+        _ = try? await service.preloadPlans(on: work)
+        self.service = service
         self.work = work
     }
 

@@ -293,7 +293,7 @@ extension FetchCast {
                 var table = [["engine", "devices", "events", "store_KiB_per_device", "warm_up_s", "warm_up_ms_per_device", "in_process_plans_s",
                               "in_process_tasks_plans_s", "http_requests_s", "p99_ms", "warm_p99_ms", "server_peak_MiB", "server_cpu", "postgres_cpu",
                               "two_servers_requests_s", "two_servers_p99_ms", "two_servers_cpu", "two_servers_postgres_cpu",
-                              "warm_requests_s", "warm_alternated_s", "sqlite_alternated_s", "warm_vs_sqlite_alternated"]]
+                              "warm_requests_s", "warm_alternated_s", "sqlite_alternated_s", "warm_vs_sqlite_alternated", "planner_plans_s"]]
                 for r in results {
                     let two = r.engine == "postgres"
                     table.append([r.engine, String(r.devices), String(r.events), CSVField.fixed(r.bytesPerDevice / 1024, decimals: 1),
@@ -306,9 +306,10 @@ extension FetchCast {
                                   CSVField.fixed(r.warmRequestsPerSecond, decimals: 0),
                                   r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedWarmRequestsPerSecond, decimals: 0) : "-",
                                   r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedSQLiteWarmRequestsPerSecond, decimals: 0) : "-",
-                                  r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedWarmRatio, decimals: 2) + "x" : "-"])
+                                  r.alternatedWarmRatio > 0 ? CSVField.fixed(r.alternatedWarmRatio, decimals: 2) + "x" : "-",
+                                  CSVField.fixed(r.plannerPlansPerSecond, decimals: 0)])
                 }
-                TextTable.write(table, rightAligned: Set(1..<22), to: &out)
+                TextTable.write(table, rightAligned: Set(1..<23), to: &out)
                 log.write("p99 on PostgreSQL \(ms(results[1].p99)) ms for first plans, \(ms(results[1].warmP99)) ms warm (target 10 ms at \(clients) clients for plans answered ahead)\n")
                 log.write(workDir == nil && !keep ? "scratch files removed (--keep keeps them)\n" : "scratch files in \(directory)\n")
                 try FetchCast.finish(out)
@@ -319,7 +320,7 @@ extension FetchCast {
             let ms = { (s: Double) in CSVField.fixed(s * 1000, decimals: 2) }
             let table = [["devices", "events", "in_process_replay_plans_s", "warm_up_s", "warm_up_MiB", "in_process_plans_s", "answered_ahead", "http_requests_s", "http_vs_in_process", "healthz_requests_s", "p50_ms", "p99_ms", "p99.9_ms",
                           "errors", "warm_requests_s", "warm_p99_ms", "live_requests_s", "live_p99_ms", "server_cpu", "load_cpu", "sweep_s", "server_peak_MiB", "ingest_s", "post_s",
-                          "post_vs_ingest"],
+                          "post_vs_ingest", "planner_plans_s"],
                          [String(r.devices), String(r.events), CSVField.fixed(r.inProcessReplayPlansPerSecond, decimals: 0),
                           CSVField.fixed(r.warmUpSeconds, decimals: 1), CSVField.fixed(Double(r.warmUpStoreBytes) / 1_048_576, decimals: 0),
                           CSVField.fixed(r.inProcessPlansPerSecond, decimals: 0), CSVField.fixed(100 * r.inProcessAnsweredAhead, decimals: 0) + "%",
@@ -331,8 +332,9 @@ extension FetchCast {
                           CSVField.fixed(100 * r.serverCPUShare, decimals: 0) + "%", CSVField.fixed(100 * r.loadCPUShare, decimals: 0) + "%",
                           CSVField.fixed(r.sweepSeconds, decimals: 2),
                           CSVField.fixed(Double(r.serverPeakRSSKiB) / 1024, decimals: 0), CSVField.fixed(r.cliIngestSeconds, decimals: 2),
-                          CSVField.fixed(r.postSeconds, decimals: 2), CSVField.fixed(r.ingestRatio, decimals: 2) + "x"]]
-            TextTable.write(table, rightAligned: Set(0..<25), to: &out)
+                          CSVField.fixed(r.postSeconds, decimals: 2), CSVField.fixed(r.ingestRatio, decimals: 2) + "x",
+                          CSVField.fixed(r.plannerPlansPerSecond, decimals: 0)]]
+            TextTable.write(table, rightAligned: Set(0..<26), to: &out)
             let verdict = { (ok: Bool) in ok ? "meets" : "MISSES" }
             log.write("HTTP throughput \(CSVField.fixed(r.throughputRatio, decimals: 2))x the in-process rate (target 0.5x: \(verdict(r.throughputRatio >= 0.5)) it; ")
             // What HTTP adds to a plan, in machine time: the HTTP request's cost over the plan's.
