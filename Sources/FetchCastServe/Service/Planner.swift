@@ -16,9 +16,10 @@ import NIOPosix
 /// by every plan asked meanwhile, as `fetchcast serve` answers them; a plan includes every event
 /// committed before it was asked, whichever process ingested it.
 ///
-/// It only reads (the model it folds for a device's new events stays in memory; `fetchcast
-/// ingest`, `serve` or `predict` save it; the plans kept ahead are the ones `serve`'s warm-up
-/// saved, loaded when the planner opens). Call ``shutdown()`` when done.
+/// It writes what a reader of `serve` writes, and nothing else: the first fold of a store never
+/// folded (under the store's write lock); the model it folds for a device's newer events stays in
+/// memory (`fetchcast ingest`, `serve` or `predict` save it), and the plans kept ahead are those
+/// `serve`'s warm-up saved, loaded when the planner opens. Call ``shutdown()`` when done.
 public final class Planner: Sendable {
     private let service: FetchCastService
     private let work: ThreadPoolWork
