@@ -62,9 +62,13 @@ extension FetchCast {
                 content hash FetchCast uses (swift-crypto) and with the hand-written Swift SHA-256 \
                 it replaced, in the same run. Prints the speed-up (hand-written time / \
                 swift-crypto time; above 1 is faster).
+                seam: reads a device's model state by key from an SQLite store 200,000 times, \
+                directly and through an actor on an executor of its own (the shape an asynchronous \
+                storage seam would give SQLite): one hop a read, and 100 reads a hop. Prints \
+                microseconds a read and each against the direct read of the same run.
                 """)
 
-        @Argument(help: "What to measure: ingest, replay, predict, model, serve, restart or sha256.")
+        @Argument(help: "What to measure: ingest, replay, predict, model, serve, restart, sha256 or seam.")
         var target: String = "ingest"
 
         @Option(help: ArgumentHelp("Trace sizes in rows, comma-separated (default: 500000,2000000 for ingest, 3000000 for replay).", valueName: "n,n"))
@@ -103,8 +107,8 @@ extension FetchCast {
         var restartCommand: String?
 
         func validate() throws {
-            guard ["ingest", "replay", "predict", "model", "serve", "restart", "sha256"].contains(target) else {
-                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model, serve, restart or sha256.")
+            guard ["ingest", "replay", "predict", "model", "serve", "restart", "sha256", "seam"].contains(target) else {
+                throw ValidationError("unknown benchmark '\(target)'; expected ingest, replay, predict, model, serve, restart, sha256 or seam.")
             }
             if target == "restart", db == nil || restartCommand == nil {
                 throw ValidationError("bench restart needs --db postgres://… (a user that may create databases) and --restart-command CMD.")
@@ -163,6 +167,18 @@ extension FetchCast {
                               CSVField.fixed(r.handWritten, decimals: 3), CSVField.fixed(mib / r.handWritten, decimals: 0),
                               CSVField.fixed(r.speedup, decimals: 2) + "x"]]
                 TextTable.write(table, rightAligned: Set(0..<6), to: &out)
+                try FetchCast.finish(out)
+                return
+            }
+            if target == "seam" {
+                let r: SeamBenchmark.Result
+                do { r = try SeamBenchmark.run(directory: dir, repeats: repeats) } catch { throw FetchCast.fail("\(error)") }
+                var out = FileSink.standardOutput()
+                let us = { (x: Double) in CSVField.fixed(x, decimals: 2) }
+                let ratio = { (x: Double) in CSVField.fixed(x / max(r.direct, 1e-9), decimals: 1) + "x" }
+                let table = [["reads", "direct_us", "hop_each_us", "hop_each_vs_direct", "batch", "batched_us", "batched_vs_direct"],
+                             [String(r.reads), us(r.direct), us(r.hopEach), ratio(r.hopEach), String(r.batch), us(r.batched), ratio(r.batched)]]
+                TextTable.write(table, rightAligned: Set(0..<7), to: &out)
                 try FetchCast.finish(out)
                 return
             }
