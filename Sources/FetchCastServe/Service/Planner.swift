@@ -2,7 +2,6 @@ import FetchCastCore
 import FetchCastPredict
 import FetchCastStore
 import Foundation
-import NIOPosix
 
 /// Plans for devices from a store on either engine, for a caller in Swift concurrency (a push
 /// backend, an app's server): what `fetchcast predict --device D` prints and `GET
@@ -22,7 +21,8 @@ import NIOPosix
 /// `serve`'s warm-up saved, loaded when the planner opens. Call ``shutdown()`` when done.
 public final class Planner: Sendable {
     private let service: FetchCastService
-    private let work: ThreadPoolWork
+    /// Threads of its own: the server's pools, without a deadline.
+    private let work: BlockingPools
 
     /// Opens the store at `location`, which must exist (an SQLite file, or a PostgreSQL database
     /// holding FetchCast's tables); plans asked without `at` start at the clock.
@@ -35,12 +35,12 @@ public final class Planner: Sendable {
         await log.close()
         let configuration = ServeConfiguration(store: location)
         let storage = configuration.storage ?? .sqlite(path: configuration.databasePath)
-        let work = ThreadPoolWork(readThreads: threads ?? configuration.readThreads)
+        let work = BlockingPools(readThreads: threads ?? configuration.readThreads, deadline: nil)
         let service: FetchCastService
         do {
             service = try await work.read { try FetchCastService(storage: storage) }
         } catch {
-            await work.shutdown()
+            _ = await work.stop()
             throw error
         }
         // On PostgreSQL, the plans kept ahead loaded into memory now, as a served process loads
@@ -63,35 +63,8 @@ public final class Planner: Sendable {
         try await service.planWithNote(request, on: work)
     }
 
-    /// Stops the planner's threads once what they run has ended; plans asked after it fail.
+    /// Stops the planner's threads, waiting up to 2 s for what they run; plans asked after it fail.
     public func shutdown() async {
-        await work.shutdown()
-    }
-}
-
-/// A plan's blocking parts on threads of their own: reads on a pool, checks of the plans kept in
-/// memory on a thread apart (``BlockingWork/check(_:)``). No deadline: a library caller cancels
-/// its own tasks.
-final class ThreadPoolWork: BlockingWork {
-    private let reads: NIOThreadPool
-    private let checks = NIOThreadPool(numberOfThreads: 1)
-
-    init(readThreads: Int) {
-        reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
-        reads.start()
-        checks.start()
-    }
-
-    func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await reads.runIfActive(body)
-    }
-
-    func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await checks.runIfActive(body)
-    }
-
-    func shutdown() async {
-        try? await reads.shutdownGracefully()
-        try? await checks.shutdownGracefully()
+        _ = await work.stop()
     }
 }

@@ -7,18 +7,20 @@ import ServiceLifecycle
 /// The threads that may block on the store, apart from the event loops: one for ingests (they
 /// are serialized anyway), several for reads, so that plans never queue behind an ingest, and
 /// one for the checks of the plans kept in memory (one at a time anyway), which reads may wait for.
+/// The server's, with a deadline; a ``Planner``'s, without.
 package final class BlockingPools: Service, BlockingWork {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
     let checks: NIOThreadPool
-    /// How long a read may take from its arrival, the wait for a thread included.
-    let deadline: Duration
+    /// How long a read may take from its arrival, the wait for a thread included; `nil`: as long
+    /// as it takes (a library caller cancels its own tasks).
+    let deadline: Duration?
 
     /// Starts the threads.
     /// - Parameters:
     ///   - readThreads: Threads that plan at once (each holds one SQLite reader).
-    ///   - deadline: How long a read may take from its arrival (then `503`).
-    package init(readThreads: Int, deadline: Duration = .seconds(10)) {
+    ///   - deadline: How long a read may take from its arrival (then `503`); `nil`: no limit.
+    package init(readThreads: Int, deadline: Duration? = .seconds(10)) {
         self.deadline = deadline
         reads = NIOThreadPool(numberOfThreads: max(1, readThreads))
         writes = NIOThreadPool(numberOfThreads: 1)
@@ -45,6 +47,7 @@ package final class BlockingPools: Service, BlockingWork {
     private func run<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T, on pool: NIOThreadPool, stoppedWithItsTask: Bool = true
     ) async throws -> T {
+        guard let deadline else { return try await pool.runIfActive(body) }
         let work = WorkDeadline(limit: deadline)
         let running = {
             try await pool.runIfActive {
