@@ -44,7 +44,7 @@ package enum PredictBenchmark {
     }
 
     /// Ingests `trace` into a fresh store in `directory`, folds the model once, then measures.
-    package static func run<Log: TextOutputStream>(trace: String, directory: String, executable: String, calls: Int, log: inout Log) throws -> Result {
+    package static func run<Log: TextOutputStream>(trace: String, directory: String, executable: String, calls: Int, log: inout Log) async throws -> Result {
         let db = directory + "/predict-bench.sqlite"
         for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) }
         defer { for suffix in ["", "-wal", "-shm"] { unlink(db + suffix) } }
@@ -53,7 +53,7 @@ package enum PredictBenchmark {
             throw StoreError(path: db, message: "ingest failed in the benchmark")
         }
         let store = try Store(path: db, create: false)
-        let snapshot = try ModelRepository(store: store).refresh()
+        let snapshot = try await ModelRepository(store: store).refresh()
         let events = try store.lastEventID()
         guard let deviceID = snapshot.models.keys.sorted().first, let device = snapshot.deviceNames[deviceID] else {
             throw StoreError(path: db, message: "the trace has no device to predict for")
@@ -69,9 +69,9 @@ package enum PredictBenchmark {
         var plan: [Double] = []
         let repository = ModelRepository(store: store)
         // The plan alone, from a scheduler already caught up with the device's events.
-        let caughtUp = try repository.refresh(devices: [device])
+        let caughtUp = try await repository.refresh(devices: [device])
         let stored = caughtUp.models[deviceID]!
-        guard let scheduler = try caughtUp.scheduler(
+        guard let scheduler = try await caughtUp.scheduler(
             of: deviceID, apps: stored.appsBySessions(limit: 5), configuration: SchedulerConfiguration(), model: stored.configuration,
             before: stored.lastEventTime!, inclusive: true)
         else { throw StoreError(path: db, message: "no events for device \(device)") }
@@ -80,8 +80,8 @@ package enum PredictBenchmark {
         log.write("timing \(samples) in-process queries (load + decode + plan)\n")
         for _ in 0..<samples {
             let t0 = WallClock.monotonic()
-            let s = try repository.refresh(devices: [device])
-            let p = try Predictor.predict(PredictionRequest(device: device, count: 10), snapshot: s)
+            let s = try await repository.refresh(devices: [device])
+            let p = try await Predictor.predict(PredictionRequest(device: device, count: 10), snapshot: s)
             let t1 = WallClock.monotonic()
             query.append(t1 - t0)
             let t2 = WallClock.monotonic()

@@ -13,22 +13,22 @@ extension ServeBenchmark {
     /// answer encoded as JSON. Plans per second, and how many were made.
     static func planInProcess(
         _ service: FetchCastService, names: [String], asks: [Double], threads: Int, seconds: Double
-    ) throws -> (perSecond: Double, planned: Int) {
+    ) async throws -> (perSecond: Double, planned: Int) {
         let pools = BlockingPools(readThreads: threads)
-        defer { _ = try? Blocking.wait { await pools.stop() } }
-        return try plan(tasks: 4 * threads, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+        let planned = await plan(tasks: 4 * threads, names: names, asks: asks, seconds: seconds) { device, at, encoder in
             let fetches = try await service.plan(PredictionRequest(device: device, at: at), on: pools)
             _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches))
         }
+        _ = await pools.stop()
+        return planned
     }
 
     /// Plans `names` round robin (each at its `asks` instant) from `tasks` tasks for `seconds`,
     /// as the plan route does (``FetchCastService/planWithNote(_:on:)``, then encode the answer
-    /// as JSON), with the blocking parts on threads as the server runs them (``DispatchWork``);
-    /// plans per second.
-    static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], tasks: Int, seconds: Double) throws -> Double {
-        let work = DispatchWork()
-        return try plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+    /// as JSON), the store's work in the asking tasks (``InlineWork``); plans per second.
+    static func planInProcess(_ service: FetchCastService, names: [String], asks: [Double], tasks: Int, seconds: Double) async -> Double {
+        let work = InlineWork()
+        return await plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
             let (fetches, note) = try await service.planWithNote(PredictionRequest(device: device, at: at), on: work)
             _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
         }.perSecond
@@ -37,13 +37,14 @@ extension ServeBenchmark {
     /// Plans `names` round robin (each at its `asks` instant) from `tasks` tasks for `seconds`
     /// through a ``Planner`` of `location` (what a library user opens), answers encoded as the
     /// plan route encodes them; plans per second.
-    static func planWithPlanner(_ location: StoreLocation, names: [String], asks: [Double], tasks: Int, seconds: Double) throws -> Double {
-        let planner = try Blocking.wait { try await Planner(location: location) }
-        defer { try? Blocking.wait { await planner.shutdown() } }
-        return try plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
+    static func planWithPlanner(_ location: StoreLocation, names: [String], asks: [Double], tasks: Int, seconds: Double) async throws -> Double {
+        let planner = try await Planner(location: location)
+        let planned = await plan(tasks: tasks, names: names, asks: asks, seconds: seconds) { device, at, encoder in
             let (fetches, note) = try await planner.planWithNote(PredictionRequest(device: device, at: at))
             _ = try encoder.encode(PlanDocument(device: device, atUnix: at, fetches: fetches, note: note))
         }.perSecond
+        await planner.shutdown()
+        return planned
     }
 
     /// Calls `ask` round robin over `names` from `tasks` tasks for `seconds` (a failed ask counts,
@@ -51,8 +52,8 @@ extension ServeBenchmark {
     private static func plan(
         tasks: Int, names: [String], asks: [Double], seconds: Double,
         _ ask: @escaping @Sendable (_ device: String, _ at: Double, _ encoder: JSONEncoder) async throws -> Void
-    ) throws -> (perSecond: Double, planned: Int) {
-        try Blocking.wait {
+    ) async -> (perSecond: Double, planned: Int) {
+        do {
             let deadline = WallClock.monotonic() + seconds
             let started = WallClock.monotonic()
             let total = await withTaskGroup(of: Int.self) { group in

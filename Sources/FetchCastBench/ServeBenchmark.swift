@@ -155,7 +155,7 @@ package enum ServeBenchmark {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// Runs the benchmark in `directory` (left with its stores and traces for inspection).
-    package static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) throws -> Result {
+    package static func run<Log: TextOutputStream>(_ options: Options, directory: String, executable: String, log: inout Log) async throws -> Result {
         var result = Result()
         let sqliteStore = directory + "/serve-bench.sqlite"
         var store = sqliteStore
@@ -194,13 +194,13 @@ package enum ServeBenchmark {
         // empty without reading anything: nothing is pending so long after a device's last event).
         var asks: [Double] = []
         do {
-            let service = try FetchCastService(storage: storage)
+            let service = try await FetchCastService(storage: storage)
             let folding = WallClock.monotonic()
-            try service.foldPending()
+            try await service.foldPending()
             result.foldSeconds = WallClock.monotonic() - folding
             var after: String?
             while true {
-                let page = try service.devices(after: after, limit: 10_000)
+                let page = try await service.devices(after: after, limit: 10_000)
                 names += page.map(\.device)
                 // Whole seconds (the route takes Unix seconds): one to two seconds after it.
                 asks += page.map { (Double($0.lastMicros) / 1_000_000).rounded(.down) + 2 }
@@ -208,30 +208,30 @@ package enum ServeBenchmark {
                 after = last.device
             }
             result.devices = names.count
-            result.events = try storage.open(false).lastEventID()  // events are numbered 1…n
+            result.events = try await storage.open(false).lastEventID()  // events are numbered 1…n
             log.write("\(result.devices) devices, \(result.events) events; model folded in \(format(result.foldSeconds)) s\n")
             result.inProcessThreads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-            result.inProcessReplayPlansPerSecond = try planInProcess(
+            result.inProcessReplayPlansPerSecond = try await planInProcess(
                 service, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds).perSecond
             log.write("in process, no saved schedulers (each first plan replays its device's history): \(format(result.inProcessReplayPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads\n")
 
-            let bytesBefore = service.storeBytes
+            let bytesBefore = await service.storeBytes
             let warming = WallClock.monotonic()
-            let warmed = try service.keepSchedulersCurrent()
+            let warmed = try await service.keepSchedulersCurrent()
             result.warmUpSeconds = WallClock.monotonic() - warming
             result.warmUpSaved = warmed.saved
-            result.warmUpStoreBytes = service.storeBytes - bytesBefore
-            result.storeBytes = service.storeBytes
+            result.warmUpStoreBytes = await service.storeBytes - bytesBefore
+            result.storeBytes = await service.storeBytes
             log.write("warm-up: \(warmed.saved) schedulers of \(warmed.devices) devices saved in \(format(result.warmUpSeconds)) s (one thread); store +\(format(Double(result.warmUpStoreBytes) / 1_048_576, 0)) MiB, \(format(result.bytesPerDevice / 1024, 0)) KiB a device in all\n")
 
             // A new service: nothing of the first pass in memory.
-            let served = try FetchCastService(storage: storage)
+            let served = try await FetchCastService(storage: storage)
             // As a served process does after its warm-up pass (PostgreSQL; SQLite keeps none in
             // memory): the plans kept ahead loaded into memory before the load.
             let loading = WallClock.monotonic()
-            let loaded = try Blocking.wait { try await served.preloadPlans(on: DispatchWork()) }
+            let loaded = try await served.preloadPlans(on: InlineWork())
             if loaded > 0 { log.write("in process: \(loaded) plan tables loaded into memory in \(format(WallClock.monotonic() - loading)) s\n") }
-            let (perSecond, planned) = try planInProcess(served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
+            let (perSecond, planned) = try await planInProcess(served, names: names, asks: asks, threads: result.inProcessThreads, seconds: options.seconds)
             result.inProcessPlansPerSecond = perSecond
             result.inProcessAnsweredAhead = Double(served.plansAnsweredAhead) / Double(max(1, planned))
             let memory = served.plansInMemory
@@ -239,11 +239,11 @@ package enum ServeBenchmark {
             let fromMemory = memory.checks == 0 ? "" : ", \(format(100 * result.inProcessAnsweredFromMemory, 0))% from memory after \(memory.checks) checks; \(memory.tables) tables, \(memory.bytes >> 20) MiB"
             log.write("in process, saved schedulers and plans kept ahead: \(format(result.inProcessPlansPerSecond, 0)) plans/s on \(result.inProcessThreads) threads (\(format(100 * result.inProcessAnsweredAhead, 0))% answered from the plans kept ahead\(fromMemory))\n")
             result.inProcessTasks = options.clients
-            result.inProcessTaskPlansPerSecond = try planInProcess(served, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
+            result.inProcessTaskPlansPerSecond = await planInProcess(served, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
             log.write("in process from \(options.clients) tasks (the plan route's entry): \(format(result.inProcessTaskPlansPerSecond, 0)) plans/s\n")
             // The public entry a library user takes: a planner of its own on the same store.
             let location: StoreLocation = options.postgresURL == nil ? .sqlite(path: store) : try .postgres(url: store)
-            result.plannerPlansPerSecond = try planWithPlanner(location, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
+            result.plannerPlansPerSecond = try await planWithPlanner(location, names: names, asks: asks, tasks: options.clients, seconds: options.seconds)
             log.write("in process through Planner (the library's public entry) from \(options.clients) tasks: \(format(result.plannerPlansPerSecond, 0)) plans/s\n")
         }
 

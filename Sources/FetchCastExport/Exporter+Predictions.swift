@@ -7,7 +7,7 @@ extension Exporter {
     /// The window (default: 24 hours from each device's last event) is planned in consecutive
     /// 24-hour chunks, each from the model as the store holds it (planned fetches are not fed
     /// back, since their results are unknown), keeping the fetches before the window's end.
-    static func writePredictions<Out: TextOutputStream>(_ request: ExportRequest, snapshot: ModelRepository.Snapshot, writer: inout ExportWriter<Out>, to out: inout Out) throws {
+    static func writePredictions<Out: TextOutputStream>(_ request: ExportRequest, snapshot: ModelRepository.Snapshot, writer: inout ExportWriter<Out>, to out: inout Out) async throws {
         if let from = request.from, let to = request.to, to <= from {
             throw ExportError.emptyWindow(from: from, to: to)
         }
@@ -21,7 +21,7 @@ extension Exporter {
             guard days <= Double(maximumPredictionDays) else { throw ExportError.windowTooLong(days: days) }
             var chunk = start
             while chunk < end {
-                let predictions = try Predictor.predict(
+                let predictions = try await Predictor.predict(
                     PredictionRequest(device: device.name, app: request.app, at: chunk, count: .max,
                                       budget: request.budget, topApps: request.topApps ?? 5),
                     snapshot: snapshot)

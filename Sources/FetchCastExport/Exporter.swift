@@ -29,7 +29,7 @@ public enum Exporter {
     @discardableResult
     public static func export<Out: TextOutputStream>(
         _ request: ExportRequest, from store: Store, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
-    ) throws -> Int {
+    ) async throws -> Int {
         // The events of a store without state rows keep their v1 columns, byte for byte.
         let withConditions = try request.kind == .events && store.hasStateRows()
         var columns = request.kind.columns
@@ -39,7 +39,7 @@ public enum Exporter {
         case .events:
             try writeEvents(request, store: store, withConditions: withConditions, writer: &writer, to: &out)
         case .model, .cousage, .predictions:
-            return try export(request, from: ModelRepository(modelStore: store), to: &out, onSaveFailure: onSaveFailure)
+            return try await export(request, from: ModelRepository(modelStore: store), to: &out, onSaveFailure: onSaveFailure)
         }
         writer.finish(to: &out)
         return writer.rows
@@ -58,7 +58,7 @@ public enum Exporter {
     @discardableResult
     public static func export<Out: TextOutputStream>(
         _ request: ExportRequest, from repository: ModelRepository, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
-    ) throws -> Int {
+    ) async throws -> Int {
         guard request.kind != .events else { throw ExportError.wrongSource(request.kind) }
         var writer = ExportWriter<Out>(columns: request.kind.columns, format: request.format)
         // A batch of devices at a time, in name order: the output is the same as from one
@@ -66,7 +66,7 @@ public enum Exporter {
         var checked = false
         var unsaved: StoreError?
         defer { if let unsaved { onSaveFailure(unsaved) } }
-        try repository.forEachBatch(device: request.device) { snapshot in
+        try await repository.forEachBatch(device: request.device) { snapshot in
             if unsaved == nil { unsaved = repository.saveFailure }
             if !checked {
                 try check(request, against: snapshot)
@@ -75,7 +75,7 @@ public enum Exporter {
             switch request.kind {
             case .model: writeModel(request, snapshot: snapshot, writer: &writer, to: &out)
             case .cousage: writeCoUsage(request, snapshot: snapshot, writer: &writer, to: &out)
-            default: try writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
+            default: try await writePredictions(request, snapshot: snapshot, writer: &writer, to: &out)
             }
         }
         writer.finish(to: &out)

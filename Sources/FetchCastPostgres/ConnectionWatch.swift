@@ -100,11 +100,11 @@ final class ConnectionWatch: Sendable {
         }
     }
 
-    /// ``answered(_:)`` for a statement's future, waited for on this thread (the model layer's).
-    func answeredBlocking<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let promise = future.eventLoop.makePromise(of: T.self)
+    /// ``answered(_:)`` for a statement's future: its value, or a connection loss once the
+    /// connection's close has completed first.
+    func answered<T: Sendable>(_ future: EventLoopFuture<T>) async throws -> T {
         let value = Box<T>()
-        race({ report in
+        let outcome = await outcome { report in
             future.whenComplete { result in
                 switch result {
                 case .success(let v):
@@ -113,14 +113,12 @@ final class ConnectionWatch: Sendable {
                 case .failure(let error): report(.failure(error))
                 }
             }
-        }, done: { outcome in
-            switch outcome {
-            case nil: promise.fail(ChannelError.ioOnClosedChannel)
-            case .failure(let error)?: promise.fail(error)
-            case .success?: promise.succeed(value.get()!)
-            }
-        })
-        return try promise.futureResult.wait()
+        }
+        switch outcome {
+        case nil: throw ChannelError.ioOnClosedChannel
+        case .failure(let error)?: throw error
+        case .success?: return value.get()!
+        }
     }
 
     /// A value set by one task and read by another after it said so.

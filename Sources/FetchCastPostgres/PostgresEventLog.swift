@@ -94,13 +94,6 @@ public final class PostgresEventLog: EventLogWriter, Sendable {
         return try recorded(result)
     }
 
-    /// ``usableConnection()`` from a thread that may block (the model layer's), waiting on
-    /// SwiftNIO's futures only: no thread of Swift's concurrency pool is needed meanwhile.
-    func usableConnectionBlocking() throws -> PostgresConnection {
-        if let kept = try keptConnection() { return kept }
-        return try recorded(Result { try replacement().wait() })
-    }
-
     /// The connection while it is usable; `nil` when it was lost and an attempt to replace it
     /// is due. - Throws: ``StoreError`` within the backoff after a failed attempt.
     private func keptConnection() throws(StoreError) -> PostgresConnection? {

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import FetchCastCore
 import FetchCastStore
 import Logging
@@ -14,9 +13,9 @@ import Synchronization
 extension PostgresModelStore {
     // MARK: Queries
 
-    func names(_ q: PostgresQuery) throws -> [Int64: String] {
+    func names(_ q: PostgresQuery) async throws -> [Int64: String] {
         var out: [Int64: String] = [:]
-        for row in try query(q) {
+        for row in try await query(q) {
             let (id, name) = try row.decode((Int64, String).self)
             out[id] = name
         }
@@ -24,17 +23,17 @@ extension PostgresModelStore {
     }
 
     /// The first column of the first row, `nil` when there is no row or it is NULL.
-    func scalar(_ q: PostgresQuery) throws -> Int64? {
-        guard let row = try query(q).first else { return nil }
+    func scalar(_ q: PostgresQuery) async throws -> Int64? {
+        guard let row = try await query(q).first else { return nil }
         return try row.decode(Int64?.self)
     }
 
-    func run(_ q: PostgresQuery) throws {
-        _ = try query(q)
+    func run(_ q: PostgresQuery) async throws {
+        _ = try await query(q)
     }
 
-    /// Every row of `q`, waited for on this thread.
-    func query(_ q: PostgresQuery) throws -> PostgresQueryResult {
+    /// Every row of `q`.
+    func query(_ q: PostgresQuery) async throws -> PostgresQueryResult {
         if oneRead.active {
             oneRead.refused = true
             throw NeedsTransaction()
@@ -43,8 +42,8 @@ extension PostgresModelStore {
         if depth == 0 && pinned == 0 {
             // A statement that starts afresh: on a new connection when the last one was lost,
             // bounded by the work's deadline.
-            connection = try usableConnection()
-            try applyDeadline(on: connection)
+            connection = try await log.usableConnection()
+            try await applyDeadline(on: connection)
         } else {
             connection = self.connection
             // A query on a closed connection would never be answered.
@@ -53,23 +52,18 @@ extension PostgresModelStore {
             }
         }
         do {
-            return try answered(connection.query(q, logger: logger), on: connection)
+            return try await answered(connection.query(q, logger: logger), on: connection)
         } catch {
             throw mappedError(error)
         }
     }
 
-    /// `future`'s value, waited for on this thread, or a connection loss once `connection`'s
-    /// close has completed first (``ConnectionWatch/answeredBlocking(_:)``: PostgresNIO 1.x never
-    /// answers a statement written to a closed channel).
-    private func answered<T: Sendable>(_ future: EventLoopFuture<T>, on connection: PostgresConnection) throws -> T {
+    /// `future`'s value, or a connection loss once `connection`'s close has completed first
+    /// (``ConnectionWatch/answered(_:)-(EventLoopFuture<T>)``: PostgresNIO 1.x never answers a
+    /// statement written to a closed channel).
+    private func answered<T: Sendable>(_ future: EventLoopFuture<T>, on connection: PostgresConnection) async throws -> T {
         guard let watch = log.watch(of: connection) else { throw ChannelError.ioOnClosedChannel }
-        return try watch.answeredBlocking(future)
-    }
-
-    /// ``PostgresEventLog/usableConnectionBlocking()``.
-    private func usableConnection() throws -> PostgresConnection {
-        try log.usableConnectionBlocking()
+        return try await watch.answered(future)
     }
 
     /// Sets the session's `statement_timeout` to what is left of the current ``WorkDeadline``
@@ -78,7 +72,7 @@ extension PostgresModelStore {
     /// of what is left, or ends more than a tenth of the limit after it: most statements of a
     /// request run on the value set by an earlier one.
     /// - Throws: ``WorkStopped`` when the deadline has passed.
-    private func applyDeadline(on connection: PostgresConnection) throws {
+    private func applyDeadline(on connection: PostgresConnection) async throws {
         let current = statementTimeout.on === connection ? statementTimeout.milliseconds : 0
         let wanted: Int64
         if let work = WorkDeadline.current {
@@ -92,7 +86,7 @@ extension PostgresModelStore {
             if current == 0 { return }
         }
         do {
-            _ = try answered(connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger), on: connection)
+            _ = try await answered(connection.query("SELECT set_config('statement_timeout', \(String(wanted)), false)", logger: logger), on: connection)
         } catch {
             throw mappedError(error)
         }

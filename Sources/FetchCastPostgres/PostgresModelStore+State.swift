@@ -5,37 +5,37 @@ import PostgresNIO
 /// in `device_state`, keyed by the device's `device_id` and so sharded with its events; the
 /// fleet's (`population`, `epoch`, …) in `model_state`, small and needed by every device.
 extension PostgresModelStore {
-    package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) throws -> T? {
+    package func withModelState<T>(key: String, _ body: (_ watermark: Int64, _ state: UnsafeRawBufferPointer) -> T) async throws -> T? {
         if let kept = prefetched?.states[key] {
             guard let (watermark, state) = kept else { return nil }
             return state.withUnsafeReadableBytes { body(watermark, $0) }
         }
         let rows: PostgresQueryResult
         if let seq = DeviceStateKey.device(of: key) {
-            guard let device = try deviceID(seq: seq) else { return nil }
-            rows = try query("SELECT watermark, state FROM device_state WHERE device_id = \(device) AND key = \(key)")
+            guard let device = try await deviceID(seq: seq) else { return nil }
+            rows = try await query("SELECT watermark, state FROM device_state WHERE device_id = \(device) AND key = \(key)")
         } else {
-            rows = try query("SELECT watermark, state FROM model_state WHERE key = \(key)")
+            rows = try await query("SELECT watermark, state FROM model_state WHERE key = \(key)")
         }
         guard let row = rows.first else { return nil }
         let (watermark, state) = try row.decode((Int64, ByteBuffer).self)
         return state.withUnsafeReadableBytes { body(watermark, $0) }
     }
 
-    package func modelStateWatermark(key: String) throws -> Int64? {
+    package func modelStateWatermark(key: String) async throws -> Int64? {
         if let kept = prefetched?.states[key] { return kept?.watermark }
         if let seq = DeviceStateKey.device(of: key) {
-            guard let device = try deviceID(seq: seq) else { return nil }
-            return try scalar("SELECT watermark FROM device_state WHERE device_id = \(device) AND key = \(key)")
+            guard let device = try await deviceID(seq: seq) else { return nil }
+            return try await scalar("SELECT watermark FROM device_state WHERE device_id = \(device) AND key = \(key)")
         }
-        return try scalar("SELECT watermark FROM model_state WHERE key = \(key)")
+        return try await scalar("SELECT watermark FROM model_state WHERE key = \(key)")
     }
 
     /// One statement a table for many rows (a warm-up batch's schedulers and tables), each
     /// statement at most ``saveStatementBytes`` of states; a key given twice keeps its last
     /// record, as saving them one by one would.
     /// - Throws: `StoreError` for a state of a device the database does not hold.
-    package func saveModelStates(_ records: [ModelStateRecord]) throws {
+    package func saveModelStates(_ records: [ModelStateRecord]) async throws {
         var last: [String: Int] = [:]
         for (i, r) in records.enumerated() { last[r.key] = i }
         var start = 0
@@ -47,7 +47,7 @@ extension PostgresModelStore {
                 let r = records[end]
                 if last[r.key] == end {
                     if let seq = DeviceStateKey.device(of: r.key) {
-                        guard let device = try deviceID(seq: seq) else {
+                        guard let device = try await deviceID(seq: seq) else {
                             throw StoreError(path: path, message: "model state \(r.key) names device \(seq), which the database does not hold")
                         }
                         devices.append(r, device: device)
@@ -60,14 +60,14 @@ extension PostgresModelStore {
             }
             start = end
             if !fleet.keys.isEmpty {
-                try run("""
+                try await run("""
                     INSERT INTO model_state(key, watermark, state)
                     SELECT * FROM unnest(\(fleet.keys)::text[], \(fleet.watermarks)::bigint[], \(fleet.states)::bytea[])
                     ON CONFLICT (key) DO UPDATE SET watermark = EXCLUDED.watermark, state = EXCLUDED.state
                     """)
             }
             if !devices.keys.isEmpty {
-                try run("""
+                try await run("""
                     INSERT INTO device_state(device_id, key, watermark, state)
                     SELECT * FROM unnest(\(devices.devices)::bigint[], \(devices.keys)::text[], \(devices.watermarks)::bigint[], \(devices.states)::bytea[])
                     ON CONFLICT (device_id, key) DO UPDATE SET watermark = EXCLUDED.watermark, state = EXCLUDED.state
@@ -91,30 +91,30 @@ extension PostgresModelStore {
     /// The most bytes of states one statement of ``saveModelStates(_:)`` sends.
     static let saveStatementBytes = 16 << 20
 
-    package func deleteModelState(key: String) throws {
+    package func deleteModelState(key: String) async throws {
         if let seq = DeviceStateKey.device(of: key) {
-            guard let device = try deviceID(seq: seq) else { return }
-            try run("DELETE FROM device_state WHERE device_id = \(device) AND key = \(key)")
+            guard let device = try await deviceID(seq: seq) else { return }
+            try await run("DELETE FROM device_state WHERE device_id = \(device) AND key = \(key)")
         } else {
-            try run("DELETE FROM model_state WHERE key = \(key)")
+            try await run("DELETE FROM model_state WHERE key = \(key)")
         }
     }
 
-    package func deleteModelStates(prefix: String) throws {
+    package func deleteModelStates(prefix: String) async throws {
         let above = Store.keyAbove(prefix: prefix)
         if let seq = DeviceStateKey.device(ofPrefix: prefix) {
-            guard let device = try deviceID(seq: seq) else { return }
-            try run("DELETE FROM device_state WHERE device_id = \(device) AND key >= \(prefix) AND key < \(above)")
+            guard let device = try await deviceID(seq: seq) else { return }
+            try await run("DELETE FROM device_state WHERE device_id = \(device) AND key >= \(prefix) AND key < \(above)")
             return
         }
-        try run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(above)")
-        try run("DELETE FROM device_state WHERE key >= \(prefix) AND key < \(above)")
+        try await run("DELETE FROM model_state WHERE key >= \(prefix) AND key < \(above)")
+        try await run("DELETE FROM device_state WHERE key >= \(prefix) AND key < \(above)")
     }
 
-    package func modelStates(prefix: String, after: String?, limit: Int) throws -> [ModelStateRecord] {
+    package func modelStates(prefix: String, after: String?, limit: Int) async throws -> [ModelStateRecord] {
         // Each table's page through its key index, then the first `limit` of both.
         let above = Store.keyAbove(prefix: prefix), after = after ?? "", limit = Int64(max(0, limit))
-        return try query("""
+        return try await query("""
             SELECT key, watermark, state FROM (
                 (SELECT key, watermark, state FROM model_state WHERE key >= \(prefix) AND key < \(above) AND key > \(after)
                  ORDER BY key LIMIT \(limit))
@@ -137,11 +137,11 @@ extension PostgresModelStore {
         var devices: [Int64] = []
     }
 
-    func stateKeys(_ keys: [String]) throws -> StateKeys {
+    func stateKeys(_ keys: [String]) async throws -> StateKeys {
         var split = StateKeys()
         for key in keys {
             if let seq = DeviceStateKey.device(of: key) {
-                guard let device = try deviceID(seq: seq) else { continue }
+                guard let device = try await deviceID(seq: seq) else { continue }
                 split.deviceKeys.append(key)
                 if !split.devices.contains(device) { split.devices.append(device) }
             } else {
@@ -153,12 +153,12 @@ extension PostgresModelStore {
 
     /// The `device_id` of the device numbered `seq`; `nil` when the database holds none. Read
     /// once a process (``DeviceIDsBySeq``), with every device numbered after those held.
-    func deviceID(seq: Int64) throws -> Int64? {
+    func deviceID(seq: Int64) async throws -> Int64? {
         if let id = deviceIDs.id(of: seq) { return id }
         let highest = deviceIDs.highest
         let rows = seq > highest
-            ? try query("SELECT seq, device_id FROM devices WHERE seq > \(highest)")
-            : try query("SELECT seq, device_id FROM devices WHERE seq = \(seq)")
+            ? try await query("SELECT seq, device_id FROM devices WHERE seq > \(highest)")
+            : try await query("SELECT seq, device_id FROM devices WHERE seq = \(seq)")
         deviceIDs.add(try rows.map { try $0.decode((Int64, Int64).self) }.map { (seq: $0.0, id: $0.1) })
         return deviceIDs.id(of: seq)
     }

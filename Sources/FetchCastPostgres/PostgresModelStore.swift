@@ -12,9 +12,9 @@ import PostgresNIO
 /// The model layer's store (``ModelStore``) in a PostgreSQL database: what `model`, `predict`
 /// and `export model|cousage|predictions` read and write there.
 ///
-/// Synchronous, as the model layer is: each query waits on its connection's event loop (never
-/// from one), so a caller must not be on an event loop thread. Every value is bound; the SQL
-/// text is fixed.
+/// Asynchronous: a query suspends its task until the server answers, blocking no thread. One
+/// task uses a store at a time (it keeps its transaction's state). Every value is bound; the
+/// SQL text is fixed.
 ///
 /// - Devices and apps are numbered by their `seq` (schema 2): dense, in the order their first
 ///   event was ingested, as SQLite's rowids are. Every value returned and accepted as a device
@@ -66,72 +66,82 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// Opens the database at `location` for the model layer, upgrading an older FetchCast schema
-    /// (the model state needs schema 2), from a thread that may block.
+    /// (the model state needs schema 2).
     /// - Throws: ``StoreError`` as ``PostgresEventLog/open(_:create:upgrade:)`` does.
-    package static func open(_ location: PostgresLocation) throws -> PostgresModelStore {
-        PostgresModelStore(log: try Blocking.wait { try await PostgresEventLog.open(location, create: false, upgrade: true) })
+    package static func open(_ location: PostgresLocation) async throws -> PostgresModelStore {
+        PostgresModelStore(log: try await PostgresEventLog.open(location, create: false, upgrade: true))
     }
 
-    /// Closes the connection.
-    package func close() {
+    /// Closes the connection; the server ends its session (and releases its locks) before this
+    /// returns.
+    package func close() async {
         let connection = log.closing()
         guard !connection.isClosed else { return }
-        try? connection.close().wait()
+        try? await connection.close()
     }
 
     /// A store given up without ``close()`` (a service's pooled readers when the service ends)
-    /// closes its connection, waiting for it unless on its event loop.
+    /// closes its connection without waiting for it.
     deinit {
         let connection = log.closing()
-        if !connection.isClosed && !connection.eventLoop.inEventLoop { try? connection.close().wait() }
+        if !connection.isClosed { let _: EventLoopFuture<Void> = connection.close() }
     }
 
     // MARK: Transactions
 
-    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
+    package func readTransaction<T>(_ body: () async throws -> T) async throws -> T {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
     }
 
-    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ", lock: true, body)
+    package func writeTransaction<T>(_ body: () async throws -> T) async throws -> T {
+        try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ", lock: true, body)
     }
 
-    private func transaction<T>(begin: PostgresQuery, lock: Bool, _ body: () throws -> T) throws -> T {
+    private func transaction<T>(begin: PostgresQuery, lock: Bool, _ body: () async throws -> T) async throws -> T {
         if depth > 0 {
             depth += 1
             defer { depth -= 1 }
-            return try body()
+            return try await body()
         }
         // The first statement may open a connection in place of a lost one; the others stay on
         // its session (the lock, the transaction).
-        try run(lock ? "SELECT pg_advisory_lock(\(PostgresSchema.modelLock))" : begin)
+        try await run(lock ? "SELECT pg_advisory_lock(\(PostgresSchema.modelLock))" : begin)
         pinned += 1
         defer { pinned -= 1 }
-        defer { if lock { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") } }
-        if lock { try run(begin) }
+        let result = await Result(awaiting: {
+            if lock { try await run(begin) }
+            return try await committed(readOnly: !lock, body)
+        })
+        if lock { _ = try? await run("SELECT pg_advisory_unlock(\(PostgresSchema.modelLock))") }
+        return try result.get()
+    }
+
+    /// Runs `body` in the transaction just begun and ends it: committed when `body` returns,
+    /// rolled back when it throws.
+    private func committed<T>(readOnly: Bool, _ body: () async throws -> T) async throws -> T {
         depth = 1
-        readOnly = !lock
+        self.readOnly = readOnly
         defer {
             depth = 0
             prefetched = nil
         }
         let value: T
         do {
-            value = try body()
+            value = try await body()
         } catch {
-            _ = try? run("ROLLBACK")
+            _ = try? await run("ROLLBACK")
             throw error
         }
-        guard lock else {
+        guard !readOnly else {
             // A read transaction's COMMIT changes nothing and cannot lose anything: sent without
             // waiting for it (the connection runs it before the next query).
-            _ = connection.query("COMMIT", logger: logger)
+            let _: EventLoopFuture<PostgresQueryResult> = connection.query("COMMIT", logger: logger)
             return value
         }
         do {
-            try run("COMMIT")
+            try await run("COMMIT")
         } catch {
-            _ = try? run("ROLLBACK")
+            _ = try? await run("ROLLBACK")
             throw error
         }
         return value
@@ -139,9 +149,9 @@ package final class PostgresModelStore: ModelStore {
 
     // MARK: Events
 
-    package func lastEventID() throws -> Int64 {
+    package func lastEventID() async throws -> Int64 {
         if let prefetched { return prefetched.last }
-        return try scalar("SELECT \(unescaped: Self.lastEvent)") ?? 0
+        return try await scalar("SELECT \(unescaped: Self.lastEvent)") ?? 0
     }
 
     /// The last event's number: the end of the last file (appends take turns and number their
@@ -152,23 +162,24 @@ package final class PostgresModelStore: ModelStore {
     /// Reads the states of `keys`, the last event's number and what `device`'s
     /// ``hasEvents(ofDevice:afterID:beforeMicros:)`` needs in one query, inside a read
     /// transaction (one snapshot, so the copy stays exact until it ends); outside one, nothing.
-    package func prefetchModelStates(keys: [String], device: Int64?) throws {
+    package func prefetchModelStates(keys: [String], device: Int64?) async throws {
         guard depth > 0, readOnly else { return }
-        prefetched = try prefetch(keys: keys, device: device)
+        prefetched = try await prefetch(keys: keys, device: device)
     }
 
     /// One statement's reads (``Prefetched``).
-    private func prefetch(keys: [String], device: Int64?) throws -> Prefetched {
+    private func prefetch(keys: [String], device: Int64?) async throws -> Prefetched {
         var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
         var lastFile: Int64?
-        let split = try stateKeys(keys)
-        let deviceID = try device.flatMap { try self.deviceID(seq: $0) } ?? -1
+        let split = try await stateKeys(keys)
+        var deviceID: Int64 = -1
+        if let device, let id = try await self.deviceID(seq: device) { deviceID = id }
         // Every part an index probe: the files' primary key, file_counts' (device_id, file_id, …)
         // for the device and for every device (0), the two state tables' keys. One row at least
         // (no keys: the numbers alone).
-        for row in try query("""
+        for row in try await query("""
             SELECT s.last, s.device_file, m.key, m.watermark, m.state
             FROM (SELECT \(unescaped: Self.lastEvent) AS last,
                          (SELECT f.first_event FROM files f WHERE f.file_id = GREATEST(
@@ -189,15 +200,15 @@ package final class PostgresModelStore: ModelStore {
         return Prefetched(last: last, states: states, device: device.map { ($0, lastFile) })
     }
 
-    package func withOneRead<T>(keys: [String], device: Int64, _ body: () throws -> T) throws -> T? {
+    package func withOneRead<T>(keys: [String], device: Int64, _ body: () async throws -> T) async throws -> T? {
         guard depth == 0 else { return nil }
-        prefetched = try prefetch(keys: keys, device: device)
-        return try inOneRead(body)
+        prefetched = try await prefetch(keys: keys, device: device)
+        return try await inOneRead(body)
     }
 
     /// Runs `body` on ``prefetched`` as one read: any query it asks for is refused, and
     /// then it answers `nil`.
-    private func inOneRead<T>(_ body: () throws -> T) throws -> T? {
+    private func inOneRead<T>(_ body: () async throws -> T) async throws -> T? {
         depth = 1
         readOnly = true
         oneRead = (true, false)
@@ -207,7 +218,7 @@ package final class PostgresModelStore: ModelStore {
             oneRead = (false, false)
         }
         do {
-            let value = try body()
+            let value = try await body()
             return oneRead.refused ? nil : value
         } catch is NeedsTransaction {
             return nil
@@ -217,22 +228,22 @@ package final class PostgresModelStore: ModelStore {
         }
     }
 
-    package func withChanges<T>(afterID: Int64, keys: [String], _ body: (_ touched: [Int64: Int64]) throws -> T) throws -> T? {
+    package func withChanges<T>(afterID: Int64, keys: [String], _ body: (_ touched: [Int64: Int64]) async throws -> T) async throws -> T? {
         guard depth == 0 else { return nil }
         // The last event's number and the states, in one statement (an index probe each, and
         // little to plan: checks are many); most find the number unchanged and stop there.
         var states: [String: (watermark: Int64, state: ByteBuffer)?] = [:]
         for key in keys { states[key] = .some(nil) }
         var last: Int64 = 0
-        let split = try stateKeys(keys)
+        let split = try await stateKeys(keys)
         // The check asks for fleet keys only (the fold's watermark, the epoch): then
         // `model_state` alone, as before `device_state` existed.
         let rows = split.deviceKeys.isEmpty
-            ? try query("""
+            ? try await query("""
                 SELECT s.last, m.key, m.watermark, m.state
                 FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN model_state m ON m.key = ANY(\(split.fleet)::text[])
                 """)
-            : try query("""
+            : try await query("""
                 SELECT s.last, m.key, m.watermark, m.state
                 FROM (SELECT \(unescaped: Self.lastEvent) AS last) s LEFT JOIN (
                     SELECT key, watermark, state FROM model_state WHERE key = ANY(\(split.fleet)::text[])
@@ -250,7 +261,7 @@ package final class PostgresModelStore: ModelStore {
             // The devices of the files from `afterID` up to that number only (a later statement
             // may see later files: those are the next check's), through the files' first_event
             // index and file_counts' file index; only those files' devices are looked up.
-            for row in try query("""
+            for row in try await query("""
                 SELECT COALESCE(d.seq, 0), max(f.first_event)
                 FROM files f JOIN file_counts c ON c.file_id = f.file_id
                 LEFT JOIN devices d ON d.device_id = c.device_id AND c.device_id <> 0
@@ -262,20 +273,21 @@ package final class PostgresModelStore: ModelStore {
             }
         }
         prefetched = Prefetched(last: last, states: states, device: nil)
-        return try inOneRead { try body(touched) }
+        return try await inOneRead { try await body(touched) }
     }
 
     /// A session advisory lock (``PostgresSchema/warmUpLock``), tried every 200 ms while another
     /// session holds it; released when `body` ends, or with the connection of a process that dies.
-    package func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () throws -> T) throws -> T? {
-        while try scalar("SELECT pg_try_advisory_lock(\(PostgresSchema.warmUpLock))::int") != 1 {
+    package func withWarmUpTurn<T>(shouldStop: () -> Bool, _ body: () async throws -> T) async throws -> T? {
+        while try await scalar("SELECT pg_try_advisory_lock(\(PostgresSchema.warmUpLock))::int") != 1 {
             if shouldStop() { return nil }
-            usleep(200_000)
+            try await Task.sleep(for: .milliseconds(200))
         }
         pinned += 1
         defer { pinned -= 1 }
-        defer { _ = try? run("SELECT pg_advisory_unlock(\(PostgresSchema.warmUpLock))") }
-        return try body()
+        let result = await Result(awaiting: body)
+        _ = try? await run("SELECT pg_advisory_unlock(\(PostgresSchema.warmUpLock))")
+        return try result.get()
     }
 
     /// What one statement read (``prefetchModelStates(keys:device:)``).
@@ -290,23 +302,23 @@ package final class PostgresModelStore: ModelStore {
     /// A query asked for inside ``withOneRead(keys:device:_:)``'s body.
     struct NeedsTransaction: Error {}
 
-    package func deviceNames(afterID: Int64) throws -> [Int64: String] {
-        try names("SELECT seq, name FROM devices WHERE seq > \(afterID)")
+    package func deviceNames(afterID: Int64) async throws -> [Int64: String] {
+        try await names("SELECT seq, name FROM devices WHERE seq > \(afterID)")
     }
 
-    package func appNames(afterID: Int64) throws -> [Int64: String] {
-        try names("SELECT seq, name FROM apps WHERE seq > \(afterID)")
+    package func appNames(afterID: Int64) async throws -> [Int64: String] {
+        try await names("SELECT seq, name FROM apps WHERE seq > \(afterID)")
     }
 
-    package func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) throws -> Bool {
+    package func hasEvents(ofDevice device: Int64, afterID: Int64, beforeMicros: Int64) async throws -> Bool {
         // Files are numbered in the order of their events: the device has events after `afterID`
         // (a file's end) exactly when a file of its events starts at or after it.
         if let known = prefetched?.device, known.id == device, beforeMicros == .max { return known.lastFile.map { $0 >= afterID } ?? false }
-        guard let file = try firstFile(after: afterID) else { return false }
+        guard let file = try await firstFile(after: afterID) else { return false }
         // By the device's id (``deviceID(seq:)``), so that Citus sends it to the device's shard
         // (and every device's, 0) only.
-        let id = try deviceID(seq: device) ?? -1
-        return try scalar("""
+        let id = try await deviceID(seq: device) ?? -1
+        return try await scalar("""
             SELECT count(*) FROM (
                 SELECT 1 FROM event_log
                 WHERE device_id IN (0, \(id)) AND file_id >= \(file) AND time_us < \(beforeMicros)
@@ -314,10 +326,10 @@ package final class PostgresModelStore: ModelStore {
             """) ?? 0 > 0
     }
 
-    package func devicesWithEvents(afterID: Int64) throws -> (devices: [Int64], everyDevice: Bool) {
-        guard let file = try firstFile(after: afterID) else { return ([], false) }
+    package func devicesWithEvents(afterID: Int64) async throws -> (devices: [Int64], everyDevice: Bool) {
+        guard let file = try await firstFile(after: afterID) else { return ([], false) }
         // From the per-file aggregates, which count every event of every file.
-        let rows = try query("""
+        let rows = try await query("""
             SELECT DISTINCT COALESCE(d.seq, 0) FROM file_counts c LEFT JOIN devices d ON d.device_id = c.device_id AND c.device_id <> 0
             WHERE c.file_id >= \(file)
             """)
@@ -332,12 +344,12 @@ package final class PostgresModelStore: ModelStore {
 
     package func deviceHistory(
         ofDevice device: Int64, fromMicros: Int64, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
-    ) throws {
+    ) async throws {
         // By the device's id (``deviceID(seq:)``), so that Citus sends it to the device's shard
         // (and every device's, 0) only; its number is the one asked for (a join with every
         // device hashed them all, O(fleet) a history: 2.8 ms against 1.05 ms at 10k devices).
-        let id = try deviceID(seq: device) ?? -1
-        let rows = try query("""
+        let id = try await deviceID(seq: device) ?? -1
+        let rows = try await query("""
             SELECT \(unescaped: Self.columns)
             FROM event_log e JOIN apps a ON a.app_id = e.app_id
             LEFT JOIN (SELECT \(id)::bigint AS device_id, \(device)::bigint AS seq) d ON d.device_id = e.device_id AND e.device_id <> 0
@@ -354,14 +366,14 @@ package final class PostgresModelStore: ModelStore {
         }
     }
 
-    package func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) throws {
-        guard let file = try firstFile(after: afterID) else { return }
+    package func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ batches: ([EncodedEvent]) throws -> Void) async throws {
+        guard let file = try await firstFile(after: afterID) else { return }
         // The devices' events and the publishes to every device, in ingest order; the rows of
         // one call (a batch of devices) are held at once. The devices as an array and only the
         // batch's rows of `devices` joined, so that the server reads the batch's events by index
         // (an `OR` of the two read every event, and a join with every device hashed them all:
         // O(fleet) a batch, 181 ms against 44 ms a batch of 256 at 10k devices).
-        let rows = try query("""
+        let rows = try await query("""
             SELECT \(unescaped: Self.columns)
             FROM event_log e JOIN apps a ON a.app_id = e.app_id
             LEFT JOIN (SELECT device_id, seq FROM devices WHERE seq BETWEEN \(devices.lowerBound) AND \(devices.upperBound)) d
@@ -404,8 +416,8 @@ package final class PostgresModelStore: ModelStore {
     }
 
     /// The first file whose events are numbered above `afterID`; `nil` when there is none.
-    private func firstFile(after afterID: Int64) throws -> Int64? {
-        try scalar("SELECT min(file_id) FROM files WHERE first_event >= \(afterID) AND rows > 0")
+    private func firstFile(after afterID: Int64) async throws -> Int64? {
+        try await scalar("SELECT min(file_id) FROM files WHERE first_event >= \(afterID) AND rows > 0")
     }
 
 }

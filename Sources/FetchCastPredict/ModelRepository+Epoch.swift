@@ -45,8 +45,8 @@ extension ModelRepository {
 
     /// The saved epoch; for a store folded by fetchcast 0.5 or earlier (no epoch row), the
     /// saved fold itself. `nil` when neither is saved.
-    func priorEpoch(fold: SavedFold?) throws -> PriorEpoch? {
-        let saved = try store.withModelState(key: Self.epochKey) { watermark, bytes in
+    func priorEpoch(fold: SavedFold?) async throws -> PriorEpoch? {
+        let saved = try await store.withModelState(key: Self.epochKey) { watermark, bytes in
             bytes.count == 8
                 ? PriorEpoch(watermark: watermark, tag: bytes.loadUnaligned(as: UInt64.self).littleEndian, populationKey: Self.epochPopulationKey)
                 : nil
@@ -58,10 +58,10 @@ extension ModelRepository {
 
     /// The rows a fold that starts an epoch saves (inside its transaction), dropping the
     /// previous epoch's models kept aside and the priors computed from it.
-    func startEpoch(watermark: Int64, tag: UInt64, sums: [UInt8], population: PopulationIndex) throws {
-        try store.deleteModelStates(prefix: Self.epochDevicePrefix)
-        try store.deleteModelStates(prefix: Self.priorPrefix)
-        try store.saveModelStates([
+    func startEpoch(watermark: Int64, tag: UInt64, sums: [UInt8], population: PopulationIndex) async throws {
+        try await store.deleteModelStates(prefix: Self.epochDevicePrefix)
+        try await store.deleteModelStates(prefix: Self.priorPrefix)
+        try await store.saveModelStates([
             Store.ModelStateRecord(key: Self.epochKey, watermark: watermark, state: withUnsafeBytes(of: tag.littleEndian, Array.init)),
             Store.ModelStateRecord(key: Self.epochPopulationKey, watermark: watermark, state: sums),
         ])
@@ -71,22 +71,22 @@ extension ModelRepository {
     /// Before a fold within the epoch overwrites the saved models of `ids`, keeps aside those
     /// not kept yet: each as the epoch pooled it (its saved model, which no fold since the
     /// epoch changed), or an empty row for a device the epoch did not know.
-    func keepEpochModels(of ids: some Sequence<Int64>, watermark: Int64) throws {
+    func keepEpochModels(of ids: some Sequence<Int64>, watermark: Int64) async throws {
         var records: [Store.ModelStateRecord] = []
         for id in ids {
             let aside = Self.epochDevicePrefix + String(id)
-            guard try store.withModelState(key: aside, { _, _ in true }) == nil else { continue }
-            let saved = try store.modelState(key: Self.devicePrefix + String(id))
+            guard try await store.withModelState(key: aside, { _, _ in true }) == nil else { continue }
+            let saved = try await store.modelState(key: Self.devicePrefix + String(id))
             records.append(Store.ModelStateRecord(key: aside, watermark: saved?.watermark ?? watermark, state: saved?.state ?? []))
         }
-        try store.saveModelStates(records)
+        try await store.saveModelStates(records)
     }
 
     /// The epoch's population sums, indexed; `nil` when missing or damaged. Decoded once per
     /// epoch: kept in memory while the epoch stays.
-    func epochPopulation(_ epoch: PriorEpoch) throws -> PopulationIndex? {
+    func epochPopulation(_ epoch: PriorEpoch) async throws -> PopulationIndex? {
         if let cached = epochPopulationCache, cached.tag == epoch.tag { return cached.population }
-        let decoded = try store.withModelState(key: epoch.populationKey) { saved, bytes in
+        let decoded = try await store.withModelState(key: epoch.populationKey) { saved, bytes in
             saved == epoch.watermark ? try? PopulationIndex(binary: bytes) : nil
         }
         guard let index = decoded ?? nil else { return nil }
@@ -96,8 +96,8 @@ extension ModelRepository {
 
     /// The device's model as the epoch pooled it: the one kept aside when a later fold changed
     /// it (`nil` when the epoch did not know the device), else `saved`, its saved model.
-    func epochModel(of id: Int64, saved: DeviceModel?) throws -> DeviceModel? {
-        let aside = try store.withModelState(key: Self.epochDevicePrefix + String(id)) { _, bytes -> Result<DeviceModel?, any Error> in
+    func epochModel(of id: Int64, saved: DeviceModel?) async throws -> DeviceModel? {
+        let aside = try await store.withModelState(key: Self.epochDevicePrefix + String(id)) { _, bytes -> Result<DeviceModel?, any Error> in
             bytes.isEmpty ? .success(nil) : Result { try DeviceModel(binary: bytes) }
         }
         if let aside { return try aside.get() }
@@ -118,29 +118,30 @@ extension ModelRepository {
     /// aside). `record`: the row to keep it in, when computed. `nil` when saved state is damaged.
     /// - Complexity: O(1) reads when kept; else O(the device's apps × 168 + apps² + pairs), and
     ///   the epoch's sums decoded once per process.
-    func epochPrior(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) throws
+    func epochPrior(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) async throws
         -> (prior: DevicePrior, record: Store.ModelStateRecord?)?
     {
-        try epochPriorAndTag(of: id, model: model, saved: saved, epoch: epoch, appNames: appNames).map { ($0.prior, $0.record) }
+        try await epochPriorAndTag(of: id, model: model, saved: saved, epoch: epoch, appNames: appNames).map { ($0.prior, $0.record) }
     }
 
     /// ``epochPrior(of:model:saved:epoch:appNames:)`` with the prior's ``priorTag(_:)``: hashed
     /// from the saved bytes when the prior was saved (they are its encoding), else encoded.
-    func epochPriorAndTag(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) throws
+    func epochPriorAndTag(of id: Int64, model: DeviceModel, saved: DeviceModel?, epoch: PriorEpoch, appNames: [Int64: String]) async throws
         -> (prior: DevicePrior, record: Store.ModelStateRecord?, tag: UInt64)?
     {
         let key = Self.priorKey(epoch: epoch, apps: model.appsBySessions)
-        if let kept = try savedPrior(of: id, key: key) { return (kept.prior, nil, kept.tag) }
-        guard let population = try epochPopulation(epoch) else { return nil }
-        let prior = Self.prior(of: model, pooledAs: try epochModel(of: id, saved: saved), in: population, appNames: appNames)
+        if let kept = try await savedPrior(of: id, key: key) { return (kept.prior, nil, kept.tag) }
+        guard let population = try await epochPopulation(epoch) else { return nil }
+        let pooled = try await epochModel(of: id, saved: saved)
+        let prior = Self.prior(of: model, pooledAs: pooled, in: population, appNames: appNames)
         let record = Self.priorRecord(prior, of: id, watermark: epoch.watermark, tag: key)
         return (prior, record, Self.sumsTag(Array(record.state[8...])))
     }
 
     /// The saved prior of a device kept under `key`; `nil` when missing, of another epoch or
     /// apps, or damaged.
-    private func savedPrior(of id: Int64, key: UInt64) throws -> (prior: DevicePrior, tag: UInt64)? {
-        try store.withModelState(key: Self.priorPrefix + String(id)) { _, bytes -> (DevicePrior, UInt64)? in
+    private func savedPrior(of id: Int64, key: UInt64) async throws -> (prior: DevicePrior, tag: UInt64)? {
+        try await store.withModelState(key: Self.priorPrefix + String(id)) { _, bytes -> (DevicePrior, UInt64)? in
             guard bytes.count >= 8, bytes.loadUnaligned(as: UInt64.self).littleEndian == key else { return nil }
             let encoded = UnsafeRawBufferPointer(rebasing: bytes[8...])
             return (try? DevicePrior(binary: encoded)).map { ($0, Self.sumsTag(encoded)) }

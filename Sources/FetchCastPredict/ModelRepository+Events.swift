@@ -8,8 +8,8 @@ extension ModelRepository {
     /// each publish to every device, in ingest order (``ModelStore/forEachEvent(afterID:devices:_:)``),
     /// inside the caller's transaction. A request's deadline ends a long read (a past plan's
     /// refold, a backlog) between batches.
-    func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ body: (EncodedEvent) throws -> Void) throws {
-        try store.forEachEvent(afterID: afterID, devices: devices) { batch in
+    func forEachEvent(afterID: Int64, devices: ClosedRange<Int64>, _ body: (EncodedEvent) throws -> Void) async throws {
+        try await store.forEachEvent(afterID: afterID, devices: devices) { batch in
             try WorkDeadline.checkCurrent()
             for e in batch { try body(e) }
         }
@@ -30,9 +30,9 @@ extension ModelRepository {
     /// - Complexity: O(log n + the rows read), through the store's (device, time) index.
     func forEachHistoryEvent(
         ofDevice device: Int64, fromMicros: Int64 = .min, beforeMicros: Int64, _ body: (StoredEvent) throws -> Void
-    ) throws {
+    ) async throws {
         var instant = InstantOrder.Buffer<StoredEvent>()
-        try store.deviceHistory(ofDevice: device, fromMicros: fromMicros, beforeMicros: beforeMicros) { e in
+        try await store.deviceHistory(ofDevice: device, fromMicros: fromMicros, beforeMicros: beforeMicros) { e in
             try instant.add(e, time: e.timeMicros, step: Self.step(of: e), to: body)
         }
         try instant.flush(to: body)

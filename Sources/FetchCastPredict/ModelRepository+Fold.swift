@@ -8,8 +8,8 @@ extension ModelRepository {
     /// The saved fold: its watermark (that of the whole saved state) and the tag of its sums
     /// (`nil` for a store saved before priors were kept: then none is read nor saved); `nil`
     /// when there is no saved fold.
-    func savedFold() throws -> SavedFold? {
-        try store.withModelState(key: Self.watermarkKey) { watermark, bytes in
+    func savedFold() async throws -> SavedFold? {
+        try await store.withModelState(key: Self.watermarkKey) { watermark, bytes in
             guard watermark > 0 else { return nil }
             return SavedFold(watermark: watermark, tag: bytes.count == 8 ? bytes.loadUnaligned(as: UInt64.self).littleEndian : nil)
         } ?? nil
@@ -42,9 +42,9 @@ extension ModelRepository {
 
     /// The population sums saved by the fold at `watermark`, with every pair; `nil` when
     /// missing or damaged.
-    private func savedSums(watermark: Int64) throws -> PopulationSums? {
+    private func savedSums(watermark: Int64) async throws -> PopulationSums? {
         if let cached = sumsCache, cached.watermark == watermark { return cached.sums }
-        let decoded = try store.withModelState(key: Self.populationKey) { saved, bytes in
+        let decoded = try await store.withModelState(key: Self.populationKey) { saved, bytes in
             saved == watermark ? try? PopulationSums(binary: bytes) : nil
         }
         return decoded ?? nil
@@ -67,18 +67,18 @@ extension ModelRepository {
     /// else the saved prior of this epoch, else computed from the epoch's sums, read only then);
     /// `nil` when any of it is damaged. `priorsToSave`: the priors computed, as rows to save
     /// when this repository saves.
-    func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) throws
+    func load(_ ids: [Int64], fold: SavedFold, appNames: [Int64: String]) async throws
         -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), priorsToSave: [Store.ModelStateRecord], priorTags: [Int64: UInt64],
             epochTag: UInt64?)?
     {
-        let epoch = try priorEpoch(fold: fold)
+        let epoch = try await priorEpoch(fold: fold)
         var models: [Int64: DeviceModel] = [:]
         var priors: [Int64: DevicePrior] = [:]
         var tags: [Int64: UInt64] = [:]
         var records: [Store.ModelStateRecord] = []
         for id in ids {
             let key = Self.devicePrefix + String(id)
-            if let cache, let epoch, let modelWatermark = try store.modelStateWatermark(key: key),
+            if let cache, let epoch, let modelWatermark = try await store.modelStateWatermark(key: key),
                let cached = cache.state(of: id, modelWatermark: modelWatermark, epochTag: epoch.tag)
             {
                 models[id] = cached.model
@@ -90,12 +90,12 @@ extension ModelRepository {
             modelsDecoded += 1
             var size = 0
             var modelWatermark: Int64 = 0
-            guard let decoded = try store.withModelState(key: key, { saved, bytes in
+            guard let decoded = try await store.withModelState(key: key, { saved, bytes in
                 (size, modelWatermark) = (bytes.count, saved)
                 return try? DeviceModel(binary: bytes)
             }) else { continue }
             guard let model = decoded, let epoch,
-                  let (prior, record, tag) = try epochPriorAndTag(of: id, model: model, saved: model, epoch: epoch, appNames: appNames)
+                  let (prior, record, tag) = try await epochPriorAndTag(of: id, model: model, saved: model, epoch: epoch, appNames: appNames)
             else { return nil }
             if savesPriors, let record { records.append(record) }
             models[id] = model
@@ -113,15 +113,15 @@ extension ModelRepository {
     /// events after `watermark`, nothing saved; their priors those of the saved fold's epoch.
     /// `nil` when saved state is damaged.
     /// - Complexity: O(events after `watermark` read by SQLite + the devices' state).
-    func foldInMemory(_ ids: [Int64], after watermark: Int64, epoch: PriorEpoch, appNames: [Int64: String]) throws
+    func foldInMemory(_ ids: [Int64], after watermark: Int64, epoch: PriorEpoch, appNames: [Int64: String]) async throws
         -> (state: ([Int64: DeviceModel], [Int64: DevicePrior]), events: Int)?
     {
         guard let first = ids.first, let last = ids.last else { return (([:], [:]), 0) }
-        guard let everyone = try store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
+        guard let everyone = try await store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
         else { return nil }
         var saved: [Int64: DeviceModel] = [:]
         for id in ids {
-            guard let decoded = try store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in try? DeviceModel(binary: bytes) })
+            guard let decoded = try await store.withModelState(key: Self.devicePrefix + String(id), { _, bytes in try? DeviceModel(binary: bytes) })
             else { continue }
             guard let model = decoded else { return nil }
             saved[id] = model
@@ -129,7 +129,7 @@ extension ModelRepository {
         var learner = FleetLearner(configuration: configuration, everyone: everyone, models: saved)
         let wanted = Set(ids)
         var folded = 0
-        try forEachEvent(afterID: watermark, devices: first...last) { e in
+        try await forEachEvent(afterID: watermark, devices: first...last) { e in
             let device = Self.device(of: e)
             guard device.map(wanted.contains) ?? true else { return }
             folded += 1
@@ -137,7 +137,7 @@ extension ModelRepository {
         }
         var priors: [Int64: DevicePrior] = [:]
         for (id, model) in learner.models {
-            guard let (prior, _) = try epochPrior(of: id, model: model, saved: saved[id], epoch: epoch, appNames: appNames) else { return nil }
+            guard let (prior, _) = try await epochPrior(of: id, model: model, saved: saved[id], epoch: epoch, appNames: appNames) else { return nil }
             priors[id] = prior
         }
         return ((learner.models, priors), folded)
@@ -181,27 +181,27 @@ extension ModelRepository {
     func fold(
         after watermark: Int64, upTo last: Int64, deviceIDs: [Int64], appNames: [Int64: String], wanted: Set<Int64>?,
         persist: Bool = true
-    ) throws -> Fold {
+    ) async throws -> Fold {
         let name: (Int32) -> String = { appNames[Int64($0)] ?? "" }
         var ids = deviceIDs.sorted()
         var storedEveryone = DeviceModel(configuration: configuration)
         var population = PopulationSums()
         var complete = true
-        if watermark > 0, let saved = try savedSums(watermark: watermark),
-           let everyone = try store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
+        if watermark > 0, let saved = try await savedSums(watermark: watermark),
+           let everyone = try await store.withModelState(key: Self.everyoneKey, { _, bytes in try? DeviceModel(binary: bytes) }) ?? nil
         {
             storedEveryone = everyone
-            let changed = try store.devicesWithEvents(afterID: watermark)
+            let changed = try await store.devicesWithEvents(afterID: watermark)
             if !changed.everyDevice {
                 (ids, population, complete) = (changed.devices, saved, false)
             }
-        } else if watermark > 0, let record = try store.modelState(key: Self.everyoneKey) {
+        } else if watermark > 0, let record = try await store.modelState(key: Self.everyoneKey) {
             storedEveryone = try DeviceModel(binary: record.state)
         }
         // Within an epoch, each changed device's model as the epoch pooled it is kept aside
         // before it is overwritten; an epoch whose sums are missing is replaced.
-        var epoch = try priorEpoch(fold: try savedFold())
-        if let e = epoch, try store.withModelState(key: e.populationKey, { saved, _ in saved == e.watermark }) != true { epoch = nil }
+        var epoch = try await priorEpoch(fold: try savedFold())
+        if let e = epoch, try await store.withModelState(key: e.populationKey, { saved, _ in saved == e.watermark }) != true { epoch = nil }
         let startsEpoch = Self.startsEpoch(after: epoch, last: last, complete: complete, growth: priorEpochGrowth)
         let size = max(foldBatchSize, 1)
         var batches = stride(from: 0, to: ids.count, by: size).map { ids[$0..<min($0 + size, ids.count)] }
@@ -213,15 +213,15 @@ extension ModelRepository {
         for batch in batches {
             var models: [Int64: DeviceModel] = [:]
             if watermark > 0 {
-                for id in batch { if let model = try loadModel(id) { models[id] = model } }
+                for id in batch { if let model = try await loadModel(id) { models[id] = model } }
             }
-            if persist && !startsEpoch { try keepEpochModels(of: batch, watermark: last) }
+            if persist && !startsEpoch { try await keepEpochModels(of: batch, watermark: last) }
             var learner = FleetLearner(configuration: configuration, everyone: storedEveryone, models: models, population: population)
             // Folding only what changed: take each changed device's saved share out first.
             if !complete { for id in models.keys.sorted() { learner.unpool(PopulationSums(model: models[id]!, name: name)) } }
             let first = batch.startIndex == 0
             let range = batch.first.map { $0...batch.last! } ?? (0...0)  // device ids start at 1
-            try forEachEvent(afterID: watermark, devices: range) { e in
+            try await forEachEvent(afterID: watermark, devices: range) { e in
                 // State rows describe the device, not its use: the model never sees them.
                 guard e.kind != .state else { return }
                 let device = Self.device(of: e)
@@ -238,7 +238,7 @@ extension ModelRepository {
                 }
                 if wanted?.contains(id) ?? true { kept[id] = model }
             }
-            if persist { try store.saveModelStates(records) }
+            if persist { try await store.saveModelStates(records) }
             (everyone, population) = (learner.everyone, learner.population)
         }
         var tag: UInt64 = 0
@@ -246,21 +246,22 @@ extension ModelRepository {
         if persist {
             let sums = population.binaryEncoded()
             // After a `forget`, its mark makes the tag (and the epoch it may start) new.
-            tag = Self.sumsTag(sums + (try store.modelState(key: ForgetMark.key)?.state ?? []))
-            try store.saveModelStates([
+            let forgotten = try await store.modelState(key: ForgetMark.key)?.state ?? []
+            tag = Self.sumsTag(sums + forgotten)
+            try await store.saveModelStates([
                 Store.ModelStateRecord(key: Self.everyoneKey, watermark: last, state: try everyone.binaryEncoded()),
                 Store.ModelStateRecord(key: Self.populationKey, watermark: last, state: sums),
                 Store.ModelStateRecord(key: Self.watermarkKey, watermark: last, state: withUnsafeBytes(of: tag.littleEndian, Array.init)),
             ])
-            if startsEpoch { try startEpoch(watermark: last, tag: tag, sums: sums, population: index) }
+            if startsEpoch { try await startEpoch(watermark: last, tag: tag, sums: sums, population: index) }
             sumsCache = (last, population)
         }
         return Fold(models: kept, complete: complete, population: index, events: folded, tag: tag, startsEpoch: startsEpoch)
     }
 
     /// A device's saved model (decoded in place), `nil` when it has none.
-    func loadModel(_ id: Int64) throws -> DeviceModel? {
-        try store.withModelState(key: Self.devicePrefix + String(id)) { _, bytes in
+    func loadModel(_ id: Int64) async throws -> DeviceModel? {
+        try await store.withModelState(key: Self.devicePrefix + String(id)) { _, bytes in
             Result { try DeviceModel(binary: bytes) }
         }?.get()
     }

@@ -21,17 +21,17 @@ extension ModelRepository {
     /// ``precomputedPlanKeeping(_:)`` returns for each of them, device by device.
     /// - Complexity: one range of the state's key index, and the devices of the files since the
     ///   marker (none once the pass is current).
-    package func planTablePage(after: String?, limit: Int) throws -> PlanTablePage {
-        try store.readTransaction {
-            let last = try store.lastEventID()
-            guard let epoch = try priorEpoch(fold: try savedFold()), let marker = try warmMarker(),
+    package func planTablePage(after: String?, limit: Int) async throws -> PlanTablePage {
+        try await store.readTransaction {
+            let last = try await store.lastEventID()
+            guard let epoch = try await priorEpoch(fold: try savedFold()), let marker = try await warmMarker(),
                   marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag, marker.last <= last
             else { return PlanTablePage() }
-            let changed = try store.devicesWithEvents(afterID: marker.last)
+            let changed = try await store.devicesWithEvents(afterID: marker.last)
             guard !changed.everyDevice else { return PlanTablePage() }
             let stale = Set(changed.devices)
-            let rows = try store.modelStates(prefix: Self.planTablePrefix, after: after, limit: limit)
-            let names = try names()
+            let rows = try await store.modelStates(prefix: Self.planTablePrefix, after: after, limit: limit)
+            let names = try await names()
             let suffix = ":" + planTableHash
             var page = PlanTablePage(next: rows.count < limit ? nil : rows.last?.key)
             for row in rows where row.key.hasSuffix(suffix) && row.watermark <= last {

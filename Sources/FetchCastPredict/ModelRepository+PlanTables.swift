@@ -74,20 +74,20 @@ extension ModelRepository {
     /// a table missing, damaged, of another prior epoch, or older than an event of the device.
     /// - Complexity: O(1) reads of small rows, and O(the device's events) at most to check
     ///   that none was added since (through the store's (device, time) index).
-    package func precomputedPlan(_ request: PredictionRequest) throws -> [Prediction]? {
-        try precomputedPlan(request, keeping: false)?.plan
+    package func precomputedPlan(_ request: PredictionRequest) async throws -> [Prediction]? {
+        try await precomputedPlan(request, keeping: false)?.plan
     }
 
     /// ``precomputedPlan(_:)`` and the note's facts its table keeps (`nil` for a table of
     /// format 4), for a plan answered with its note.
-    package func precomputedPlanNoting(_ request: PredictionRequest) throws -> (plan: [Prediction], note: EmptyPlanNote.Facts?)? {
-        try precomputedPlan(request, keeping: false).map { ($0.plan, $0.note) }
+    package func precomputedPlanNoting(_ request: PredictionRequest) async throws -> (plan: [Prediction], note: EmptyPlanNote.Facts?)? {
+        try await precomputedPlan(request, keeping: false).map { ($0.plan, $0.note) }
     }
 
     /// ``precomputedPlan(_:)``, and a copy of the table it came from with what says whether it
     /// still answers (``KeptPlanTable``), for a process that keeps tables in memory.
-    package func precomputedPlanKeeping(_ request: PredictionRequest) throws -> (plan: [Prediction], table: KeptPlanTable)? {
-        guard let (plan, table, _) = try precomputedPlan(request, keeping: true), let table else { return nil }
+    package func precomputedPlanKeeping(_ request: PredictionRequest) async throws -> (plan: [Prediction], table: KeptPlanTable)? {
+        guard let (plan, table, _) = try await precomputedPlan(request, keeping: true), let table else { return nil }
         return (plan, table)
     }
 
@@ -100,7 +100,7 @@ extension ModelRepository {
         return (name, start)
     }
 
-    private func precomputedPlan(_ request: PredictionRequest, keeping: Bool) throws
+    private func precomputedPlan(_ request: PredictionRequest, keeping: Bool) async throws
         -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)?
     {
         guard let (name, start) = Self.keptAhead(request) else { return nil }
@@ -108,26 +108,26 @@ extension ModelRepository {
         let keys = { (device: Int64) in [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey, self.planTableKey(device: device)] }
         // A device already named: one statement on a server database, when its reads suffice
         // (they do unless names were added since); otherwise, and on SQLite, a read transaction.
-        if let known, let plan = try store.withOneRead(keys: keys(known), device: known, {
-            try planKeptAhead(name, from: start, count: request.count, keeping: keeping)
+        if let known, let plan = try await store.withOneRead(keys: keys(known), device: known, {
+            try await planKeptAhead(name, from: start, count: request.count, keeping: keeping)
         }) {
             return plan
         }
-        return try store.readTransaction { () throws -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)? in
+        return try await store.readTransaction { () throws -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)? in
             // What follows reads these rows (and the last event's number, which the names are
             // checked against): one round trip on a server database.
-            try store.prefetchModelStates(keys: known.map(keys) ?? [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey], device: known)
-            return try planKeptAhead(name, from: start, count: request.count, keeping: keeping)
+            try await store.prefetchModelStates(keys: known.map(keys) ?? [Self.watermarkKey, Self.epochKey, Self.warmMarkerKey], device: known)
+            return try await planKeptAhead(name, from: start, count: request.count, keeping: keeping)
         }
     }
 
     /// ``precomputedPlan(_:)``'s reads and checks, inside a read (or one statement's) snapshot.
-    private func planKeptAhead(_ name: String, from start: Double, count: Int, keeping: Bool) throws
+    private func planKeptAhead(_ name: String, from start: Double, count: Int, keeping: Bool) async throws
         -> (plan: [Prediction], table: KeptPlanTable?, note: EmptyPlanNote.Facts?)?
     {
-        guard let device = try names().deviceIDs[Array(name.utf8)] else { return nil }
+        guard let device = try await names().deviceIDs[Array(name.utf8)] else { return nil }
         // Only the segment of `start` is decoded (a table holds one plan per pending look).
-        let read = try store.withModelState(key: planTableKey(device: device)) {
+        let read = try await store.withModelState(key: planTableKey(device: device)) {
             watermark, bytes -> (Int64, PlanEpoch, [Prediction]?, [UInt8]?, EmptyPlanNote.Facts?)? in
             guard let (planned, encoded, note) = Self.planTableRow(bytes),
                   let plan = try? PlanTable.predictions(binary: encoded, device: name, from: start, count: count)
@@ -135,20 +135,20 @@ extension ModelRepository {
             return (watermark, planned, plan, keeping ? Array(encoded) : nil, note)
         }
         guard let (watermark, planned, found, encoded, note) = read ?? nil, let plan = found,
-              let epoch = try priorEpoch(fold: try savedFold()), epoch.watermark == planned.watermark, epoch.tag == planned.tag
+              let epoch = try await priorEpoch(fold: try savedFold()), epoch.watermark == planned.watermark, epoch.tag == planned.tag
         else { return nil }
-        let last = try store.lastEventID()
+        let last = try await store.lastEventID()
         guard watermark <= last else { return nil }  // events forgotten since
         // Events of the device after the table's watermark make it stale. A complete warm-up
         // pass of this epoch (its marker) gave every device with events up to the marker a new
         // table or none, so a table older than the marker only needs the events after it.
         var since = watermark
-        if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag,
+        if let marker = try await warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag,
            marker.last > since, marker.last <= last
         {
             since = marker.last
         }
-        if since < last, try store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
+        if since < last, try await store.hasEvents(ofDevice: device, afterID: since, beforeMicros: .max) { return nil }
         let table = encoded.map {
             KeptPlanTable(device: device, table: $0, since: since, watermark: watermark,
                           epoch: PlanEpoch(watermark: epoch.watermark, tag: epoch.tag), read: last, note: note)
@@ -170,10 +170,10 @@ extension ModelRepository {
 
     /// What changed since the store's last event was `last`, in one statement: `nil` when the
     /// store does not answer so (SQLite: a read costs nothing there, nothing to keep in memory).
-    package func changesSince(_ last: Int64) throws -> PlanChanges? {
-        try store.withChanges(afterID: last, keys: [Self.watermarkKey, Self.epochKey]) { touched in
-            let epoch = try priorEpoch(fold: try savedFold())
-            return PlanChanges(last: try store.lastEventID(), touched: touched,
+    package func changesSince(_ last: Int64) async throws -> PlanChanges? {
+        try await store.withChanges(afterID: last, keys: [Self.watermarkKey, Self.epochKey]) { touched in
+            let epoch = try await priorEpoch(fold: try savedFold())
+            return await PlanChanges(last: try store.lastEventID(), touched: touched,
                                epoch: epoch.map { PlanEpoch(watermark: $0.watermark, tag: $0.tag) })
         }
     }

@@ -8,11 +8,11 @@ extension ModelRepository {
     /// The model of `device` folded from the store's events strictly before `time`, exactly as
     /// the fold would have left it then (publishes to every device included, content adopted
     /// from them when the device first appears).
-    func model(of device: Int64, before time: Double) throws -> DeviceModel? {
+    func model(of device: Int64, before time: Double) async throws -> DeviceModel? {
         let limit = Int64((time * 1_000_000).rounded(.up))
         var learner = FleetLearner<Int64>(configuration: configuration)
-        try store.readTransaction {
-            try forEachEvent(afterID: 0, devices: device...device) { e in
+        try await store.readTransaction {
+            try await forEachEvent(afterID: 0, devices: device...device) { e in
                 // State rows describe the device, not its use: the model never sees them.
                 guard e.timeMicros < limit, e.kind != .state else { return }
                 learner.observe(Self.event(e), device: Self.device(of: e))
@@ -47,10 +47,10 @@ extension ModelRepository {
     /// still exactly what catching up from nothing would give, the store being at `last`: no
     /// event of `device` (nor publish to every device) added since was before `limitMicros`.
     /// Events of other devices do not matter (the prior is checked on its own).
-    private func stillCaughtUp(_ device: Int64, watermark: Int64, limitMicros: Int64, last: Int64) throws -> Bool {
+    private func stillCaughtUp(_ device: Int64, watermark: Int64, limitMicros: Int64, last: Int64) async throws -> Bool {
         if watermark == last { return true }
         guard watermark < last else { return false }
-        return try !store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: limitMicros)
+        return try await !store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: limitMicros)
     }
 
     /// A following scheduler for `apps` of `device`, told of the device's events before `time`
@@ -62,18 +62,17 @@ extension ModelRepository {
     func caughtUp(
         _ device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, prior: DevicePrior,
         priorTag knownTag: UInt64? = nil, epochTag: UInt64? = nil, time: Double, inclusive: Bool
-    ) throws -> LearnedPolicy? {
+    ) async throws -> LearnedPolicy? {
         let micros = time * 1_000_000
         let limit = inclusive ? Int64(micros.rounded(.down)) + 1 : Int64(micros.rounded(.up))
         let key = SchedulerKey(device: device, apps: apps, configuration: configuration, model: model)
         let tag = knownTag ?? Self.priorTag(prior)
         var toSave: CaughtUp?
-        defer { if let toSave { save(toSave, key: key, priorTag: tag, epochTag: epochTag) } }
-        return try store.readTransaction {
-            let watermark = try store.lastEventID()
-            func usable(limitMicros: Int64, watermark keptWatermark: Int64, tag keptTag: UInt64?) throws -> Bool {
+        let caughtUp = await Result(awaiting: { () async throws -> LearnedPolicy? in try await store.readTransaction {
+            let watermark = try await store.lastEventID()
+            func usable(limitMicros: Int64, watermark keptWatermark: Int64, tag keptTag: UInt64?) async throws -> Bool {
                 guard limitMicros <= limit else { return false }
-                if keptTag == tag { return try stillCaughtUp(device, watermark: keptWatermark, limitMicros: limitMicros, last: watermark) }
+                if keptTag == tag { return try await stillCaughtUp(device, watermark: keptWatermark, limitMicros: limitMicros, last: watermark) }
                 // Saved without a prior tag (an older fetchcast): only as of this very store.
                 return keptTag == nil && keptWatermark == watermark
             }
@@ -86,10 +85,10 @@ extension ModelRepository {
             // new epoch (``ForgetMark``), and a device's prior may come out the same after it
             // while its history did not.
             if let kept = cached?.caughtUp, epochTag != nil, cached?.epochTag == epochTag,
-               try usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
+               try await usable(limitMicros: kept.limitMicros, watermark: kept.watermark, tag: cached?.priorTag) {
                 state = kept
                 schedulersReused += 1
-            } else if let saved = saved(key), try usable(limitMicros: saved.limitMicros, watermark: saved.watermark, tag: saved.priorTag),
+            } else if let saved = await saved(key), try await usable(limitMicros: saved.limitMicros, watermark: saved.watermark, tag: saved.priorTag),
                       let scheduler = try? LearnedPolicy(restoring: saved.scheduler, prior: prior) {
                 // Restored (the costly part) only once it is known to be usable.
                 state = CaughtUp(
@@ -117,7 +116,7 @@ extension ModelRepository {
                     state.scheduler.observe(Self.event(e))
                 }
             }
-            try forEachHistoryEvent(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
+            try await forEachHistoryEvent(ofDevice: device, fromMicros: state.limitMicros, beforeMicros: limit, tell)
             let advanced = state.limitMicros != limit || state.watermark != watermark
             state.limitMicros = limit
             state.watermark = watermark
@@ -127,12 +126,15 @@ extension ModelRepository {
             if advanced || cached == nil || cached?.epochTag != epochTag { schedulerCache.keep(state, priorTag: tag, epochTag: epochTag, for: key) }
             if !inclusive, micros == micros.rounded() {
                 // The events at `time` that come before the looks at it.
-                try forEachHistoryEvent(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
+                try await forEachHistoryEvent(ofDevice: device, fromMicros: limit, beforeMicros: limit + 1) { e in
                     if Self.step(of: e) < .looks { try tell(e) }
                 }
             }
             return state.seen ? state.scheduler : nil
-        }
+        } })
+        // Saved after the read (whether it ended or failed), in a transaction of its own.
+        if let toSave { await save(toSave, key: key, priorTag: tag, epochTag: epochTag) }
+        return try caughtUp.get()
     }
 
     /// The start of every saved scheduler's key.
@@ -181,14 +183,14 @@ extension ModelRepository {
 
     /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
     /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.
-    private func saved(_ key: SchedulerKey) -> SchedulerCheckpoint? {
-        (try? checkpoints.checkpoint(key: storageKey(key))) ?? nil
+    private func saved(_ key: SchedulerKey) async -> SchedulerCheckpoint? {
+        (try? await checkpoints.checkpoint(key: storageKey(key))) ?? nil
     }
 
     /// Saves a caught-up scheduler for the next process, when this repository saves its folds
     /// and the store's prior epoch is still the one it was caught up in (after a `forget`, it
     /// may hold forgotten events); a failure only costs the next process the catching up.
-    private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64, epochTag: UInt64?) {
+    private func save(_ state: CaughtUp, key: SchedulerKey, priorTag: UInt64, epochTag: UInt64?) async {
         guard savesSchedulers, let bytes = try? state.scheduler.savedState() else { return }
         let checkpoint = SchedulerCheckpoint(
             conditions: state.conditions, limitMicros: state.limitMicros, watermark: state.watermark, seen: state.seen,
@@ -198,9 +200,9 @@ extension ModelRepository {
             return
         }
         do {
-            let saved = try store.writeTransaction {
-                guard try epochIsCurrent(epochTag) else { return false }
-                try checkpoints.save([(checkpoint, storageKey(key))])
+            let saved = try await store.writeTransaction {
+                guard try await epochIsCurrent(epochTag) else { return false }
+                try await checkpoints.save([(checkpoint, storageKey(key))])
                 return true
             }
             if saved { schedulersSaved += 1 }
@@ -209,9 +211,9 @@ extension ModelRepository {
 
     /// Whether the store's prior epoch is the one tagged `tag` (`nil`: a fold kept in memory only,
     /// never current).
-    func epochIsCurrent(_ tag: UInt64?) throws -> Bool {
+    func epochIsCurrent(_ tag: UInt64?) async throws -> Bool {
         guard let tag else { return false }
-        return try priorEpoch(fold: try savedFold())?.tag == tag
+        return try await priorEpoch(fold: try savedFold())?.tag == tag
     }
 
     /// A stored event as the model sees it.

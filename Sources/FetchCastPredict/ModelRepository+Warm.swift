@@ -54,33 +54,33 @@ extension ModelRepository {
     ///   caught up from nothing)); after a pass, O(devices with new events) until the next epoch.
     package func keepSchedulersCurrent(
         request: PredictionRequest = PredictionRequest(), batchSize: Int = 256, shouldStop: () -> Bool = { false }
-    ) throws -> WarmOutcome {
+    ) async throws -> WarmOutcome {
         guard savesSchedulers else { return WarmOutcome() }
-        return try store.withWarmUpTurn(shouldStop: shouldStop) {
-            try warmUpPass(request: request, batchSize: batchSize, shouldStop: shouldStop)
+        return try await store.withWarmUpTurn(shouldStop: shouldStop) {
+            try await warmUpPass(request: request, batchSize: batchSize, shouldStop: shouldStop)
         } ?? WarmOutcome()
     }
 
     /// ``keepSchedulersCurrent(request:batchSize:shouldStop:)``'s pass, in its turn.
-    private func warmUpPass(request: PredictionRequest, batchSize: Int, shouldStop: () -> Bool) throws -> WarmOutcome {
+    private func warmUpPass(request: PredictionRequest, batchSize: Int, shouldStop: () -> Bool) async throws -> WarmOutcome {
         var outcome = WarmOutcome()
-        try forgetOlderFormats()
+        try await forgetOlderFormats()
         // What to look at, from one read snapshot: the devices with events since the last
         // complete pass of the same epoch, or every device.
         var ids: [Int64] = []
         var covered: (last: Int64, epoch: PriorEpoch)?
-        try store.readTransaction {
-            let last = try store.lastEventID()
-            guard last > 0, let fold = try savedFold(), let epoch = try priorEpoch(fold: fold) else { return }
+        try await store.readTransaction {
+            let last = try await store.lastEventID()
+            guard last > 0, let fold = try await savedFold(), let epoch = try await priorEpoch(fold: fold) else { return }
             covered = (last, epoch)
-            if let marker = try warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag, marker.last <= last {
-                let changed = try store.devicesWithEvents(afterID: marker.last)
+            if let marker = try await warmMarker(), marker.epochWatermark == epoch.watermark, marker.epochTag == epoch.tag, marker.last <= last {
+                let changed = try await store.devicesWithEvents(afterID: marker.last)
                 if !changed.everyDevice {
                     ids = changed.devices
                     return
                 }
             }
-            ids = try store.deviceNames(afterID: 0).keys.sorted()
+            ids = try await store.deviceNames(afterID: 0).keys.sorted()
         }
         guard let covered else { return outcome }
         let saveBefore = schedulersSaved
@@ -93,8 +93,8 @@ extension ModelRepository {
             start += batch.count
             // What the tables are valid for is read before the snapshot they are planned from:
             // events or an epoch that come later only make them look older than they are.
-            let (watermark, epoch) = try store.readTransaction { (try store.lastEventID(), try priorEpoch(fold: try savedFold())) }
-            let snapshot = try refresh(ids: Set(batch))
+            let (watermark, epoch) = try await store.readTransaction { (try await store.lastEventID(), try await priorEpoch(fold: try await savedFold())) }
+            let snapshot = try await refresh(ids: Set(batch))
             // The batch's caught-up schedulers are saved with its tables, in one transaction.
             pendingCheckpoints = []
             defer { pendingCheckpoints = nil }
@@ -106,15 +106,15 @@ extension ModelRepository {
             // The batch's catch-ups read in one transaction (they write nothing until the tables
             // are saved), the last event's number read once: on a server database, two round
             // trips a device (its saved scheduler, its history) instead of five.
-            try store.readTransaction {
-                try store.prefetchModelStates(keys: [], device: nil)
+            try await store.readTransaction {
+                try await store.prefetchModelStates(keys: [], device: nil)
                 for id in batch {
                     if shouldStop() {
                         stopped = true
                         break
                     }
                     outcome.devices += 1
-                    if let (scheduler, last) = try Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
+                    if let (scheduler, last) = try await Predictor.catchUp(id, request: request, snapshot: snapshot), keepsTables, let epoch {
                         let table = PlanTable(device: id, scheduler: scheduler, last: last, snapshot: snapshot)
                         tables.append(planTableRecord(
                             table, device: id, watermark: watermark, epoch: epoch, note: snapshot.models[id].map(EmptyPlanNote.Facts.init)))
@@ -125,7 +125,7 @@ extension ModelRepository {
             }
             let saving = pendingCheckpoints ?? []
             pendingCheckpoints = nil
-            if try saveTables(tables, dropping: dropped, checkpoints: saving, epochTag: snapshot.epochTag) {
+            if try await saveTables(tables, dropping: dropped, checkpoints: saving, epochTag: snapshot.epochTag) {
                 schedulersSaved += saving.count
             }
             if stopped {
@@ -138,8 +138,8 @@ extension ModelRepository {
         var w = BinaryWriter()
         w.uint64(UInt64(bitPattern: covered.epoch.watermark))
         w.uint64(covered.epoch.tag)
-        try store.writeTransaction {
-            try store.saveModelStates([Store.ModelStateRecord(key: Self.warmMarkerKey, watermark: covered.last, state: w.bytes)])
+        try await store.writeTransaction {
+            try await store.saveModelStates([Store.ModelStateRecord(key: Self.warmMarkerKey, watermark: covered.last, state: w.bytes)])
         }
         return outcome
     }
@@ -152,13 +152,13 @@ extension ModelRepository {
     private func saveTables(
         _ tables: [Store.ModelStateRecord], dropping dropped: [Int64], checkpoints saving: [(checkpoint: SchedulerCheckpoint, key: String)],
         epochTag: UInt64?
-    ) throws -> Bool {
+    ) async throws -> Bool {
         guard !tables.isEmpty || !dropped.isEmpty || !saving.isEmpty else { return true }
-        return try store.writeTransaction {
-            guard try epochIsCurrent(epochTag) else { return false }
-            for id in dropped { try store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
-            try checkpoints.save(saving)
-            try store.saveModelStates(tables)
+        return try await store.writeTransaction {
+            guard try await epochIsCurrent(epochTag) else { return false }
+            for id in dropped { try await store.deleteModelStates(prefix: Self.planTablePrefix + "\(id):") }
+            try await checkpoints.save(saving)
+            try await store.saveModelStates(tables)
             return true
         }
     }
@@ -171,19 +171,20 @@ extension ModelRepository {
     /// Deletes, once, the saved schedulers and plan tables of a store warmed by an older build
     /// (``olderWarmMarkerKeys``): the next pass saves every device's anew, under their present
     /// keys, and the rows of the old keys would stay unread.
-    func forgetOlderFormats() throws {
-        let older = try Self.olderWarmMarkerKeys.contains { try store.modelStateWatermark(key: $0) != nil }
+    func forgetOlderFormats() async throws {
+        var older = false
+        for key in Self.olderWarmMarkerKeys where try await store.modelStateWatermark(key: key) != nil { older = true }
         guard older else { return }
-        try store.writeTransaction {
-            try checkpoints.invalidateAll()
-            try store.deleteModelStates(prefix: Self.planTablePrefix)
-            for key in Self.olderWarmMarkerKeys { try store.deleteModelState(key: key) }
+        try await store.writeTransaction {
+            try await checkpoints.invalidateAll()
+            try await store.deleteModelStates(prefix: Self.planTablePrefix)
+            for key in Self.olderWarmMarkerKeys { try await store.deleteModelState(key: key) }
         }
     }
 
     /// The last complete warm-up's last event and epoch, if one is recorded.
-    func warmMarker() throws -> (last: Int64, epochWatermark: Int64, epochTag: UInt64)? {
-        try store.withModelState(key: Self.warmMarkerKey) { watermark, bytes -> (Int64, Int64, UInt64)? in
+    func warmMarker() async throws -> (last: Int64, epochWatermark: Int64, epochTag: UInt64)? {
+        try await store.withModelState(key: Self.warmMarkerKey) { watermark, bytes -> (Int64, Int64, UInt64)? in
             var r = BinaryReader(bytes)
             guard let epochWatermark = try? r.uint64(), let tag = try? r.uint64(), r.offset == bytes.count else { return nil }
             return (watermark, Int64(bitPattern: epochWatermark), tag)

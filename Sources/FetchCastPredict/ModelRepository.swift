@@ -49,16 +49,16 @@ public final class ModelRepository {
     /// The names, read again only where they grew: a device's or app's id and name never
     /// change once stored and no row of them is deleted, so events added since the last call
     /// cost a read of the devices and apps with newer ids (none, mostly), not of all of them.
-    func names() throws -> Names {
-        let last = try store.lastEventID()
+    func names() async throws -> Names {
+        let last = try await store.lastEventID()
         if let cache = namesCache, cache.watermark == last { return cache }
         var names = namesCache ?? Names(watermark: 0, devices: [:], apps: [:], deviceIDs: [:])
-        let newDevices = try store.deviceNames(afterID: names.devices.keys.max() ?? 0)
+        let newDevices = try await store.deviceNames(afterID: names.devices.keys.max() ?? 0)
         for (id, name) in newDevices {
             names.devices[id] = name
             names.deviceIDs[Array(name.utf8)] = id
         }
-        names.apps.merge(try store.appNames(afterID: names.apps.keys.max() ?? 0)) { $1 }
+        await names.apps.merge(try store.appNames(afterID: names.apps.keys.max() ?? 0)) { $1 }
         names.watermark = last
         namesCache = names
         return names
@@ -108,13 +108,13 @@ public final class ModelRepository {
 
     /// Opens a repository over the store at `location`, on either engine (on PostgreSQL, an
     /// older FetchCast schema is upgraded); its connection closes when the repository is
-    /// released. It reads and saves on the calling thread, waiting for PostgreSQL's answers
-    /// there: call it from a thread that may block (the CLI's, a thread pool's), not from a Swift
-    /// concurrency task, whose few threads the engine's own tasks need. For plans asked from
-    /// tasks, `Planner(location:)` (FetchCastServe) runs this code on threads of its own.
+    /// released. Its methods are asynchronous: a round trip to PostgreSQL suspends the calling
+    /// task, and SQLite's reads run on the thread the task is on. One task uses a repository at a
+    /// time; for plans asked from many tasks at once, `Planner(location:)` (FetchCastServe) keeps
+    /// repositories of its own and runs them on threads of its own.
     /// - Throws: ``StoreError`` when the store does not exist or cannot be opened.
-    public convenience init(location: StoreLocation, configuration: ModelConfiguration = ModelConfiguration()) throws {
-        self.init(modelStore: try location.openModelStore(), configuration: configuration)
+    public convenience init(location: StoreLocation, configuration: ModelConfiguration = ModelConfiguration()) async throws {
+        await self.init(modelStore: try location.openModelStore(), configuration: configuration)
     }
 
     /// Creates a repository over a store of either engine.
@@ -164,7 +164,7 @@ public final class ModelRepository {
 
         /// Refolds a device's model from the events before an instant (`nil` for an unknown
         /// device): what a plan from inside the history must start from.
-        var rewind: ((Int64, Double) throws -> DeviceModel?)?
+        var rewind: ((Int64, Double) async throws -> DeviceModel?)?
 
         /// The device's model as it was just before `time`: the stored one when it has seen
         /// nothing at or after `time`, else one folded from the store's events before `time`.
@@ -172,9 +172,9 @@ public final class ModelRepository {
         ///   events of the device and publishes to every device), read in id order.
         /// Catches a following scheduler up with a device's events (``scheduler(of:apps:configuration:model:before:inclusive:)``).
         var catchUp: ((_ device: Int64, _ apps: [Int32], _ configuration: SchedulerConfiguration, _ model: ModelConfiguration,
-                       _ prior: DevicePrior, _ priorTag: UInt64?, _ time: Double, _ inclusive: Bool) throws -> LearnedPolicy?)?
+                       _ prior: DevicePrior, _ priorTag: UInt64?, _ time: Double, _ inclusive: Bool) async throws -> LearnedPolicy?)?
         /// Reads a device's `state` rows and publishes to every device up to an instant.
-        var readHistory: ((_ device: Int64, _ time: Double, _ body: (StoredEvent) throws -> Void) throws -> Void)?
+        var readHistory: ((_ device: Int64, _ time: Double, _ body: (StoredEvent) throws -> Void) async throws -> Void)?
 
         /// The scheduler a plan of `device` from `time` starts from: a following
         /// ``LearnedPolicy`` for `apps`, told of the device's launches and fetches before `time`
@@ -189,25 +189,25 @@ public final class ModelRepository {
         package func scheduler(
             of device: Int64, apps: [Int32], configuration: SchedulerConfiguration, model: ModelConfiguration, before time: Double,
             inclusive: Bool = false
-        ) throws -> LearnedPolicy? {
-            try catchUp?(device, apps, configuration, model, prior(for: device), priorTags[device], time, inclusive)
+        ) async throws -> LearnedPolicy? {
+            try await catchUp?(device, apps, configuration, model, prior(for: device), priorTags[device], time, inclusive)
         }
 
         /// The device's conditions at `time`: each field as the latest `state` row at or before
         /// it set it; unknown without a store or without state rows.
-        public func conditions(of device: Int64, at time: Double) throws -> DeviceConditions {
+        public func conditions(of device: Int64, at time: Double) async throws -> DeviceConditions {
             guard let readHistory else { return .unknown }
             var conditions = DeviceConditions.unknown
-            try readHistory(device, time) { e in
+            try await readHistory(device, time) { e in
                 if e.kind == .state, e.device != nil { conditions.apply(e.conditions) }
             }
             return conditions
         }
 
-        public func model(of device: Int64, before time: Double) throws -> DeviceModel? {
+        public func model(of device: Int64, before time: Double) async throws -> DeviceModel? {
             guard let model = models[device] else { return nil }
             guard let seen = model.lastObservedTime, seen >= time, let rewind else { return model }
-            return try rewind(device, time)
+            return try await rewind(device, time)
         }
     }
 

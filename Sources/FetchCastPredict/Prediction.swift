@@ -98,7 +98,7 @@ public struct PredictionError: Error, CustomStringConvertible, Sendable {
 /// Answers "when should device D fetch for app A next?" from the store.
 public enum Predictor {
     /// Plans the next fetches for the requested devices and apps.
-    public static func predict(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> [Prediction] {
+    public static func predict(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) async throws -> [Prediction] {
         var devices: [Int64]
         if let name = request.device {
             // A name whose events were all forgotten is no device, as `model` and `export` say.
@@ -121,7 +121,7 @@ public enum Predictor {
         for device in devices {
             try WorkDeadline.checkCurrent()
             guard var model = snapshot.models[device], let last = model.lastEventTime else { continue }
-            if let at = request.at { model = try snapshot.model(of: device, before: at) ?? model }
+            if let at = request.at { model = try await snapshot.model(of: device, before: at) ?? model }
             guard model.lastEventTime != nil else { continue }
             let apps = appFilter.isEmpty ? model.appsBySessions(limit: request.topApps) : appFilter
             // Without `at`, the plan starts at the device's last event and knows it (a launch
@@ -135,7 +135,7 @@ public enum Predictor {
             if let quiet = LearnedPolicy.pendingLooksEnd(configuration: configuration, tau: model.configuration.tau),
                let seen = model.lastEventTime, start > seen + quiet
             { continue }
-            guard let scheduler = try snapshot.scheduler(
+            guard let scheduler = try await snapshot.scheduler(
                 of: device, apps: apps, configuration: configuration, model: model.configuration,
                 before: start, inclusive: request.at == nil)
             else { continue }
@@ -209,13 +209,13 @@ extension Predictor {
     /// on from instead of replaying the device's history.
     /// - Returns: That scheduler and the device's last event (`nil` for a device without events:
     ///   there is nothing to keep).
-    static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws
+    static func catchUp(_ device: Int64, request: PredictionRequest, snapshot: ModelRepository.Snapshot) async throws
         -> (scheduler: LearnedPolicy, last: Double)?
     {
         // Through the latest publish it has seen too: a plan from after it knows of it.
         guard let model = snapshot.models[device], model.lastEventTime != nil, let last = model.lastObservedTime else { return nil }
         let apps = model.appsBySessions(limit: request.topApps)
-        return try snapshot.scheduler(
+        return try await snapshot.scheduler(
             of: device, apps: apps, configuration: SchedulerConfiguration(budget: request.budget), model: model.configuration,
             before: last, inclusive: true
         ).map { ($0, last) }

@@ -36,8 +36,8 @@ public enum ServeMetrics {
 public func buildApplication(
     configuration: ServeConfiguration, logger: Logger = Logger(label: "fetchcast.serve"),
     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> (application: some ApplicationProtocol, routes: RouteTable) {
-    let service = try FetchCastService(storage: configuration.storage ?? .sqlite(path: configuration.databasePath), now: configuration.now)
+) async throws -> (application: some ApplicationProtocol, routes: RouteTable) {
+    let service = try await FetchCastService(storage: configuration.storage ?? .sqlite(path: configuration.databasePath), now: configuration.now)
     let pools = BlockingPools(readThreads: configuration.readThreads, deadline: configuration.requestDeadline)
     let registry = ServeMetrics.registry
     let table = RouteTable()

@@ -116,7 +116,7 @@ struct PostgresForgetCLITests {
         defer { Task { await database.drop() } }
         let pg = database.url
         // The same path ingested twice with other contents: two files of one name.
-        let before = try await offThread { () throws -> [String] in
+        let before = try await { () async throws -> [String] in
             let workspace = steps.workspace
             for db in ["fetchcast.sqlite", pg] {
                 try workspace.write("day.csv", "time,device,app,event\n1417400000,19_F,com.viber.voip,launch\n")
@@ -128,14 +128,14 @@ struct PostgresForgetCLITests {
             let before = try Self.readers(workspace, pg)
             #expect(before == (try Self.readers(workspace, "fetchcast.sqlite")))
             return before
-        }
+        }()
         let modelState = try await database.strings(Self.modelState)
         #expect(modelState.contains { $0.hasPrefix("device:") } && modelState.contains { $0.hasPrefix("population:") })
         let url = database.url
-        let after = try await offThread { () throws -> [String] in
+        let after = try await { () async throws -> [String] in
             try Self.refuseForgets(steps.workspace, pg, url: url)
             return try Self.readers(steps.workspace, pg)
-        }
+        }()
         #expect(after == before)
         #expect(try await database.strings(Self.modelState) == modelState)
     }

@@ -20,9 +20,9 @@ private final class ExportFixture {
         _ = try Ingestor(store: store, options: .init(now: { 1_384_036_605 })).ingest(path: file)
     }
 
-    func export(_ request: ExportRequest) throws -> [String] {
+    func export(_ request: ExportRequest) async throws -> [String] {
         var out = ""
-        try Exporter.export(request, from: store, to: &out)
+        try await Exporter.export(request, from: store, to: &out)
         return out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 }
@@ -42,9 +42,9 @@ private let trace = """
 
 struct ExportTests {
     @Test(arguments: ExportKind.allCases)
-    func csvHeaderIsTheDocumentedColumns(kind: ExportKind) throws {
+    func csvHeaderIsTheDocumentedColumns(kind: ExportKind) async throws {
         let fixture = try ExportFixture(trace)
-        let lines = try fixture.export(ExportRequest(kind: kind))
+        let lines = try await fixture.export(ExportRequest(kind: kind))
         #expect(lines.first == kind.columns.joined(separator: ","))
     }
 
@@ -57,8 +57,8 @@ struct ExportTests {
         #expect(ExportKind.predictions.columns == ["device", "app", "fetch_at", "launch_probability", "new_data_probability", "reason"])
     }
 
-    @Test func eventsAreInTimeOrderWithQuotedFieldsAndEmptyNulls() throws {
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .events))
+    @Test func eventsAreInTimeOrderWithQuotedFieldsAndEmptyNulls() async throws {
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .events))
         #expect(lines.count == 9)
         #expect(lines[1] == "1384153200,3600,a,mail,launch,,,1000,1384153200000000,1,2")
         #expect(lines[2].hasPrefix("1384153800,3600,a,\"news, daily\",launch,,,,"))
@@ -82,7 +82,7 @@ struct ExportTests {
         #expect(out == "x,y\n")
     }
 
-    @Test func jsonLinesCarryTheSchemaAndTypedValues() throws {
+    @Test func jsonLinesCarryTheSchemaAndTypedValues() async throws {
         struct Row: Decodable {
             var schema: Int
             var time_utc: Int64
@@ -91,7 +91,7 @@ struct ExportTests {
             var result: String?
             var bytes: Int64?
         }
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .events, app: "news, daily", format: .json))
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .events, app: "news, daily", format: .json))
         let rows = try lines.map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
         #expect(rows.count == 4)
         #expect(rows.allSatisfy { $0.schema == 1 && $0.app == "news, daily" })
@@ -99,26 +99,26 @@ struct ExportTests {
         #expect(rows[3].result == "noData" && rows[3].bytes == 12)
     }
 
-    @Test func eventFiltersSelectDeviceAppAndHalfOpenTimeRange() throws {
+    @Test func eventFiltersSelectDeviceAppAndHalfOpenTimeRange() async throws {
         let fixture = try ExportFixture(trace)
-        #expect(try fixture.export(ExportRequest(kind: .events, device: "b")).count == 2)
-        #expect(try fixture.export(ExportRequest(kind: .events, device: "")).count == 2)  // the publish
-        #expect(try fixture.export(ExportRequest(kind: .events, device: "a", app: "mail")).count == 4)
+        await #expect(try fixture.export(ExportRequest(kind: .events, device: "b")).count == 2)
+        await #expect(try fixture.export(ExportRequest(kind: .events, device: "")).count == 2)  // the publish
+        await #expect(try fixture.export(ExportRequest(kind: .events, device: "a", app: "mail")).count == 4)
         // [08:10, 09:05) local on Nov 11: the 08:10 and 09:00 launches, not the 09:05 one.
-        let window = try fixture.export(ExportRequest(kind: .events, from: 1_384_153_800, to: 1_384_157_100))
+        let window = try await fixture.export(ExportRequest(kind: .events, from: 1_384_153_800, to: 1_384_157_100))
         #expect(window.count == 3)
     }
 
-    @Test func unknownNamesAreErrors() throws {
+    @Test func unknownNamesAreErrors() async throws {
         let fixture = try ExportFixture(trace)
-        #expect(throws: ExportError.unknownDevice("zz")) { try fixture.export(ExportRequest(kind: .events, device: "zz")) }
-        #expect(throws: ExportError.unknownDevice("zz")) { try fixture.export(ExportRequest(kind: .model, device: "zz")) }
-        #expect(throws: ExportError.unknownApp("zz")) { try fixture.export(ExportRequest(kind: .cousage, app: "zz")) }
-        #expect(throws: ExportError.emptyWindow(from: 10, to: 5)) { try fixture.export(ExportRequest(kind: .events, from: 10, to: 5)) }
+        await #expect(throws: ExportError.unknownDevice("zz")) { try await fixture.export(ExportRequest(kind: .events, device: "zz")) }
+        await #expect(throws: ExportError.unknownDevice("zz")) { try await fixture.export(ExportRequest(kind: .model, device: "zz")) }
+        await #expect(throws: ExportError.unknownApp("zz")) { try await fixture.export(ExportRequest(kind: .cousage, app: "zz")) }
+        await #expect(throws: ExportError.emptyWindow(from: 10, to: 5)) { try await fixture.export(ExportRequest(kind: .events, from: 10, to: 5)) }
     }
 
-    @Test func modelHas168RowsPerDeviceAppWithConsistentProbabilities() throws {
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .model, device: "a"))
+    @Test func modelHas168RowsPerDeviceAppWithConsistentProbabilities() async throws {
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .model, device: "a"))
         let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         // Device a launched two apps; the quoted app name holds a comma, so check via the mail rows.
         let mail = rows.filter { $0[1] == "mail" }
@@ -134,31 +134,31 @@ struct ExportTests {
         #expect(lines.count == 1 + 2 * 168)
     }
 
-    @Test func newDataRateIsEmptyWithoutContentEvidenceAndSetWithPublishes() throws {
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .model, device: "a", format: .json))
+    @Test func newDataRateIsEmptyWithoutContentEvidenceAndSetWithPublishes() async throws {
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .model, device: "a", format: .json))
         struct Row: Decodable { var app: String; var new_data_rate_per_hour: Double? }
         let rows = try lines.map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
         #expect(rows.filter { $0.app == "mail" }.allSatisfy { $0.new_data_rate_per_hour == nil })
         #expect(rows.filter { $0.app == "news, daily" }.allSatisfy { $0.new_data_rate_per_hour != nil })
     }
 
-    @Test func topAppsLimitsModelRows() throws {
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .model, device: "a", topApps: 1))
+    @Test func topAppsLimitsModelRows() async throws {
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .model, device: "a", topApps: 1))
         #expect(lines.count == 1 + 168)
     }
 
-    @Test func cousageRowsHaveProbabilitiesAndSupport() throws {
-        let lines = try ExportFixture(trace).export(ExportRequest(kind: .cousage, device: "a", format: .json))
+    @Test func cousageRowsHaveProbabilitiesAndSupport() async throws {
+        let lines = try await ExportFixture(trace).export(ExportRequest(kind: .cousage, device: "a", format: .json))
         struct Row: Decodable { var device: String; var app: String; var next_app: String; var probability: Double; var support: Double }
         let rows = try lines.map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
         #expect(rows.contains { $0.app == "mail" && $0.next_app == "news, daily" })
         #expect(rows.allSatisfy { $0.device == "a" && $0.probability >= 0 && $0.probability <= 1 && $0.support > 0 })
     }
 
-    @Test func predictionsStayInTheWindowAndMatchPredict() throws {
+    @Test func predictionsStayInTheWindowAndMatchPredict() async throws {
         let fixture = try ExportFixture(trace)
         let from = 1_384_240_801.0, to = from + 2 * 86_400  // one second after the last launch of news
-        let lines = try fixture.export(ExportRequest(kind: .predictions, device: "a", from: from, to: to, format: .json))
+        let lines = try await fixture.export(ExportRequest(kind: .predictions, device: "a", from: from, to: to, format: .json))
         struct Row: Decodable { var fetch_at: String; var launch_probability: Double; var new_data_probability: Double }
         let rows = try lines.map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
         #expect(!rows.isEmpty)
@@ -167,8 +167,8 @@ struct ExportTests {
             #expect(t >= from && t < to)
             #expect((0...1).contains(r.launch_probability) && (0...1).contains(r.new_data_probability))
         }
-        let snapshot = try ModelRepository(store: fixture.store).refresh()
-        let direct = try Predictor.predict(PredictionRequest(device: "a", at: from, count: .max), snapshot: snapshot)
+        let snapshot = try await ModelRepository(store: fixture.store).refresh()
+        let direct = try await Predictor.predict(PredictionRequest(device: "a", at: from, count: .max), snapshot: snapshot)
             .filter { $0.fetchAtUnix < from + 86_400 }
         #expect(Array(rows.prefix(direct.count)).map(\.fetch_at) == direct.map(\.fetchAt))
     }

@@ -39,16 +39,16 @@ private struct Numbering: Equatable {
         return out
     }
 
-    init(_ store: any ModelStore, watermarks: [Int64]) throws {
-        last = try store.lastEventID()
+    init(_ store: any ModelStore, watermarks: [Int64]) async throws {
+        last = try await store.lastEventID()
         (changed, everyDevice, events) = ([], [], [])
         for watermark in watermarks {
-            let c = try store.devicesWithEvents(afterID: watermark)
+            let c = try await store.devicesWithEvents(afterID: watermark)
             changed.append(c.devices)
             everyDevice.append(c.everyDevice)
             var read: [String] = []
-            try store.readTransaction {
-                try store.forEachEvent(afterID: watermark, devices: 1...1_000) { batch in
+            try await store.readTransaction {
+                try await store.forEachEvent(afterID: watermark, devices: 1...1_000) { batch in
                     read += batch.map { "\($0.timeMicros) \($0.device) \($0.app) \($0.kind)" }
                 }
             }
@@ -62,13 +62,14 @@ private struct Numbering: Equatable {
 /// model layer's watermarks are).
 @Suite("Forget (every engine)")
 struct ForgetConformanceTests {
-    private func withModelStore<T>(_ under: LogUnderTest, _ body: (any ModelStore) throws -> T) async throws -> T {
+    private func withModelStore<T>(_ under: LogUnderTest, _ body: (any ModelStore) async throws -> T) async throws -> T {
         switch under.engine {
-        case .sqlite: return try body(try Store(path: under.location, create: false))
+        case .sqlite: return try await body(try Store(path: under.location, create: false))
         case .postgres:
             let store = PostgresModelStore(log: try await PostgresEventLog.open(try PostgresLocation(url: under.location), create: false))
-            defer { store.close() }
-            return try body(store)
+            let result = await Result(awaiting: { try await body(store) })
+            await store.close()
+            return try result.get()
         }
     }
 
@@ -85,8 +86,8 @@ struct ForgetConformanceTests {
         #expect(try await Snapshot(log) == (try await Snapshot(reference)), note)
         await log.close()
         let watermarks = try Numbering.watermarks(reference)
-        let numbering = try await withModelStore(under) { try Numbering($0, watermarks: watermarks) }
-        #expect(numbering == (try Numbering(reference, watermarks: watermarks)), note)
+        let numbering = try await withModelStore(under) { try await Numbering($0, watermarks: watermarks) }
+        #expect(numbering == (try await Numbering(reference, watermarks: watermarks)), note)
     }
 
     @Test(arguments: Engine.available)
@@ -103,13 +104,13 @@ struct ForgetConformanceTests {
             try await expectSame(under, reference, "b forgotten")
             #expect(try reference.lastEventID() == 8)
             // A new mark of 8 random bytes in the emptied model state (ForgetMark).
-            let mark = try await withModelStore(under) { try $0.modelState(key: ForgetMark.key) }
+            let mark = try await withModelStore(under) { try await $0.modelState(key: ForgetMark.key) }
             #expect(mark?.watermark == 8 && mark?.state.count == 8)
             // The last file: its id and numbers are taken again by the next file.
             try await forget("c.csv", under, reference)
             try await expectSame(under, reference, "c forgotten")
             #expect(try reference.lastEventID() == 3)
-            let next = try await withModelStore(under) { try $0.modelState(key: ForgetMark.key) }
+            let next = try await withModelStore(under) { try await $0.modelState(key: ForgetMark.key) }
             #expect(next?.watermark == 3 && next?.state.count == 8 && next?.state != mark?.state)
             try await append(fileC, "c.csv", under, reference, directory)
             try await expectSame(under, reference, "c again")

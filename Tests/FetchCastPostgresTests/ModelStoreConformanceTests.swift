@@ -43,18 +43,18 @@ private func read(_ e: StoredEvent) -> Read {
     Read(time: e.timeMicros, offset: e.utcOffsetSeconds, device: e.device, app: e.app, kind: e.kind, result: e.result, conditions: e.conditions)
 }
 
-private func events(_ store: any ModelStore, after: Int64, devices: ClosedRange<Int64> = 1...1_000) throws -> [Read] {
-    try store.readTransaction {
+private func events(_ store: any ModelStore, after: Int64, devices: ClosedRange<Int64> = 1...1_000) async throws -> [Read] {
+    try await store.readTransaction {
         var out: [Read] = []
-        try store.forEachEvent(afterID: after, devices: devices) { out += $0.map(read) }
+        try await store.forEachEvent(afterID: after, devices: devices) { out += $0.map(read) }
         return out
     }
 }
 
-private func history(_ store: any ModelStore, of device: Int64) throws -> [Read] {
-    try store.readTransaction {
+private func history(_ store: any ModelStore, of device: Int64) async throws -> [Read] {
+    try await store.readTransaction {
         var out: [Read] = []
-        try store.deviceHistory(ofDevice: device, fromMicros: .min, beforeMicros: .max) { out.append(read($0)) }
+        try await store.deviceHistory(ofDevice: device, fromMicros: .min, beforeMicros: .max) { out.append(read($0)) }
         return out
     }
 }
@@ -86,17 +86,17 @@ struct ModelStoreConformanceTests {
             let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
             try await append(first, "a.csv", under, reference, directory)
             try await withModelStore(under) { store in
-                #expect(try store.lastEventID() == 6)
+                #expect(try await store.lastEventID() == 6)
                 try await append(second, "b.csv", under, reference, directory)
-                #expect(try store.lastEventID() == 10)
+                #expect(try await store.lastEventID() == 10)
                 // Numbered from 1 in the order of their first event, as SQLite's rowids.
-                let devices = try store.deviceNames(afterID: 0)
+                let devices = try await store.deviceNames(afterID: 0)
                 #expect(devices.mapValues { Array($0.utf8) } == [1: Array("zed".utf8), 2: Array("caf\u{E9}".utf8), 3: Array("cafe\u{301}".utf8),
                                                                  4: Array("Alice".utf8), 5: Array("bob".utf8)])
-                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
-                #expect(try store.deviceNames(afterID: 3) == (try reference.deviceNames(afterID: 3)))
-                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
-                #expect(try store.appNames(afterID: 0)[1] == "news")
+                #expect(try await store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
+                #expect(try await store.deviceNames(afterID: 3) == (try reference.deviceNames(afterID: 3)))
+                #expect(try await store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try await store.appNames(afterID: 0)[1] == "news")
             }
         }
     }
@@ -107,32 +107,32 @@ struct ModelStoreConformanceTests {
             let reference = try Store(path: directory.path + "/reference.sqlite", create: true)
             try await append(first, "a.csv", under, reference, directory)
             try await withModelStore(under) { store in
-                let watermark = try store.lastEventID()
-                #expect(try store.devicesWithEvents(afterID: watermark) == ([], false))
-                #expect(try events(store, after: watermark).isEmpty)
+                let watermark = try await store.lastEventID()
+                #expect(try await store.devicesWithEvents(afterID: watermark) == ([], false))
+                #expect(try await events(store, after: watermark).isEmpty)
                 try await append(second, "b.csv", under, reference, directory)
-                let changed = try store.devicesWithEvents(afterID: watermark)
+                let changed = try await store.devicesWithEvents(afterID: watermark)
                 #expect(changed.devices == [1, 2, 5])
                 #expect(changed.everyDevice)
                 #expect(changed == (try reference.devicesWithEvents(afterID: watermark)))
                 for device: Int64 in 1...5 {
                     for before: Int64 in [1_700_000_000_000_000, 1_700_000_031_000_000, .max] {
-                        #expect(try store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: before)
+                        #expect(try await store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: before)
                                 == (try reference.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: before)),
                                 "device \(device) before \(before)")
                     }
-                    #expect(try !store.hasEvents(ofDevice: device, afterID: try store.lastEventID(), beforeMicros: .max))
+                    #expect(try await !store.hasEvents(ofDevice: device, afterID: try store.lastEventID(), beforeMicros: .max))
                 }
                 // The fold's read: ingest order, the publishes to every device in every batch of devices.
-                #expect(try events(store, after: watermark) == (try events(reference, after: watermark)))
-                #expect(try events(store, after: 0) == (try events(reference, after: 0)))
-                #expect(try events(store, after: 0, devices: 2...3) == (try events(reference, after: 0, devices: 2...3)))
-                #expect(try events(store, after: 0, devices: 2...3).filter { $0.device == nil }.count == 2)
+                #expect(try await events(store, after: watermark) == (try events(reference, after: watermark)))
+                #expect(try await events(store, after: 0) == (try events(reference, after: 0)))
+                #expect(try await events(store, after: 0, devices: 2...3) == (try events(reference, after: 0, devices: 2...3)))
+                #expect(try await events(store, after: 0, devices: 2...3).filter { $0.device == nil }.count == 2)
                 // A device's history: plain time order, ties in ingest order.
                 for device: Int64 in 1...5 {
-                    #expect(try history(store, of: device) == (try history(reference, of: device)))
+                    #expect(try await history(store, of: device) == (try history(reference, of: device)))
                 }
-                #expect(try history(store, of: 1).first?.kind == .state)
+                #expect(try await history(store, of: 1).first?.kind == .state)
             }
         }
     }
@@ -149,8 +149,8 @@ struct ModelStoreConformanceTests {
                     ModelStateRecord(key: "plan:2:b", watermark: 5, state: []),
                     ModelStateRecord(key: "plan;", watermark: 4, state: [1]),
                 ]
-                try store.writeTransaction { try store.saveModelStates(records) }
-                for r in records { #expect(try store.modelState(key: r.key) == r) }
+                try await store.writeTransaction { try await store.saveModelStates(records) }
+                for r in records { #expect(try await store.modelState(key: r.key) == r) }
                 if let database = under.database {
                     // A device's states beside its events, keyed by its device_id; the rest in model_state.
                     #expect(try await database.strings("SELECT d.name || ' ' || s.key FROM device_state s JOIN devices d USING (device_id) ORDER BY s.key")
@@ -158,39 +158,39 @@ struct ModelStoreConformanceTests {
                     #expect(try await database.strings("SELECT key FROM model_state ORDER BY key") == ["plan;"])
                     // A state of a device the database does not hold has nowhere to go: refused,
                     // and nothing of its save is kept.
-                    #expect(throws: StoreError.self) {
-                        try store.writeTransaction {
-                            try store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9]), ModelStateRecord(key: "device:99", watermark: 1, state: [])])
+                    await #expect(throws: StoreError.self) {
+                        try await store.writeTransaction {
+                            try await store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9]), ModelStateRecord(key: "device:99", watermark: 1, state: [])])
                         }
                     }
-                    #expect(try store.modelState(key: "device:1") == records[0])
-                    #expect(try store.modelState(key: "device:99") == nil)
+                    #expect(try await store.modelState(key: "device:1") == records[0])
+                    #expect(try await store.modelState(key: "device:99") == nil)
                 }
                 // A key given twice in one save keeps its last record, as saving them in turn would.
                 let twice = [ModelStateRecord(key: "twice", watermark: 1, state: [1]), ModelStateRecord(key: "twice", watermark: 2, state: [2, 2])]
-                try store.writeTransaction { try store.saveModelStates(twice) }
-                #expect(try store.modelState(key: "twice") == twice[1])
-                #expect(try store.modelStateWatermark(key: "plan:2:b") == 5)
-                #expect(try store.modelState(key: "missing") == nil)
+                try await store.writeTransaction { try await store.saveModelStates(twice) }
+                #expect(try await store.modelState(key: "twice") == twice[1])
+                #expect(try await store.modelStateWatermark(key: "plan:2:b") == 5)
+                #expect(try await store.modelState(key: "missing") == nil)
                 struct Stop: Error {}
-                #expect(throws: Stop.self) {
-                    try store.writeTransaction {
-                        try store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9])])
-                        try store.deleteModelState(key: "plan:2:b")
+                await #expect(throws: Stop.self) {
+                    try await store.writeTransaction {
+                        try await store.saveModelStates([ModelStateRecord(key: "device:1", watermark: 9, state: [9])])
+                        try await store.deleteModelState(key: "plan:2:b")
                         throw Stop()
                     }
                 }
-                for r in records { #expect(try store.modelState(key: r.key) == r) }
+                for r in records { #expect(try await store.modelState(key: r.key) == r) }
                 // Pages of a prefix, in key order, after a key; "plan;" is not of "plan:".
-                #expect(try store.modelStates(prefix: "plan:", after: nil, limit: 1) == [records[1]])
-                #expect(try store.modelStates(prefix: "plan:", after: "plan:1:a", limit: 5) == [records[2]])
-                #expect(try store.modelStates(prefix: "plan:", after: "plan:2:b", limit: 5) == [])
-                #expect(try store.modelStates(prefix: "p", after: nil, limit: 5) == [records[1], records[2], records[3]])
-                try store.writeTransaction { try store.deleteModelStates(prefix: "plan:") }
-                #expect(try store.modelState(key: "plan:1:a") == nil)
-                #expect(try store.modelState(key: "plan:2:b") == nil)
-                #expect(try store.modelState(key: "plan;") == records[3])
-                #expect(try store.modelState(key: "device:1") == records[0])
+                #expect(try await store.modelStates(prefix: "plan:", after: nil, limit: 1) == [records[1]])
+                #expect(try await store.modelStates(prefix: "plan:", after: "plan:1:a", limit: 5) == [records[2]])
+                #expect(try await store.modelStates(prefix: "plan:", after: "plan:2:b", limit: 5) == [])
+                #expect(try await store.modelStates(prefix: "p", after: nil, limit: 5) == [records[1], records[2], records[3]])
+                try await store.writeTransaction { try await store.deleteModelStates(prefix: "plan:") }
+                #expect(try await store.modelState(key: "plan:1:a") == nil)
+                #expect(try await store.modelState(key: "plan:2:b") == nil)
+                #expect(try await store.modelState(key: "plan;") == records[3])
+                #expect(try await store.modelState(key: "device:1") == records[0])
             }
         }
     }
@@ -208,25 +208,29 @@ struct ModelStoreConformanceTests {
             try await append(third, "c.csv", under, reference, directory)
             try await withModelStore(under) { store in
                 let record = ModelStateRecord(key: "plans:4:x", watermark: 10, state: [1, 2, 3])
-                try store.writeTransaction { try store.saveModelStates([record]) }
+                try await store.writeTransaction { try await store.saveModelStates([record]) }
                 let keys = ["plans:4:x", "missing"]
                 // Each file's end (6, 10, 11), a number inside a file, and the start.
                 let watermarks: [Int64] = [0, 3, 6, 10, 11]
                 for device: Int64 in 1...6 {
                     let expected = try watermarks.map { try reference.hasEvents(ofDevice: device, afterID: $0, beforeMicros: .max) }
-                    let reads = { () throws -> [Bool] in try watermarks.map { try store.hasEvents(ofDevice: device, afterID: $0, beforeMicros: .max) } }
-                    let prefetched = try store.readTransaction {
-                        try store.prefetchModelStates(keys: keys, device: device)
-                        #expect(try store.lastEventID() == 11)
-                        #expect(try store.modelState(key: "plans:4:x") == record)
-                        #expect(try store.modelState(key: "missing") == nil)
-                        return try reads()
+                    let reads = { () async throws -> [Bool] in
+                        var answers: [Bool] = []
+                        for watermark in watermarks { answers.append(try await store.hasEvents(ofDevice: device, afterID: watermark, beforeMicros: .max)) }
+                        return answers
+                    }
+                    let prefetched = try await store.readTransaction {
+                        try await store.prefetchModelStates(keys: keys, device: device)
+                        #expect(try await store.lastEventID() == 11)
+                        #expect(try await store.modelState(key: "plans:4:x") == record)
+                        #expect(try await store.modelState(key: "missing") == nil)
+                        return try await reads()
                     }
                     #expect(prefetched == expected, "device \(device)")
-                    let once = try store.withOneRead(keys: keys, device: device) { () throws -> [Bool] in
-                        #expect(try store.lastEventID() == 11)
-                        #expect(try store.modelState(key: "plans:4:x") == record)
-                        return try reads()
+                    let once = try await store.withOneRead(keys: keys, device: device) { () async throws -> [Bool] in
+                        #expect(try await store.lastEventID() == 11)
+                        #expect(try await store.modelState(key: "plans:4:x") == record)
+                        return try await reads()
                     }
                     switch engine {
                     case .sqlite: #expect(once == nil)
@@ -237,16 +241,16 @@ struct ModelStoreConformanceTests {
                 #expect(try reference.hasEvents(ofDevice: 5, afterID: 6, beforeMicros: .max))
                 #expect(try !reference.hasEvents(ofDevice: 5, afterID: 10, beforeMicros: .max))
                 // Anything else read in the body: declined, whatever the body returned.
-                #expect(try store.withOneRead(keys: keys, device: 1) { () throws -> Int in
-                    _ = try? store.deviceNames(afterID: 0)
+                #expect(try await store.withOneRead(keys: keys, device: 1) { () async throws -> Int in
+                    _ = try? await store.deviceNames(afterID: 0)
                     return 1
                 } == nil)
-                #expect(try store.withOneRead(keys: keys, device: 1) { try store.modelState(key: "other")?.watermark } == nil)
+                #expect(try await store.withOneRead(keys: keys, device: 1) { try await store.modelState(key: "other")?.watermark } == nil)
                 // Inside a transaction: declined (the transaction's reads answer).
-                let inside = try store.readTransaction { try store.withOneRead(keys: keys, device: 1) { 1 } }
+                let inside = try await store.readTransaction { try await store.withOneRead(keys: keys, device: 1) { 1 } }
                 #expect(inside == nil)
                 // And the store reads as before afterwards.
-                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
+                #expect(try await store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
             }
         }
     }
@@ -270,15 +274,15 @@ struct ModelStoreConformanceTests {
             }
             await #expect(throws: StoreError.self) { try await PostgresEventLog.open(try PostgresLocation(url: under.location), create: false) }
             try await withModelStore(under) { store in
-                #expect(try store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
-                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
-                #expect(try store.lastEventID() == 10)
-                #expect(try events(store, after: 6) == (try events(reference, after: 6)))
+                #expect(try await store.deviceNames(afterID: 0) == (try reference.deviceNames(afterID: 0)))
+                #expect(try await store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try await store.lastEventID() == 10)
+                #expect(try await events(store, after: 6) == (try events(reference, after: 6)))
                 // New names continue the numbering.
                 try await append(header + "1700000200,dora,maps,launch,,,,,,,\n", "c.csv", under, reference, directory)
-                #expect(try store.deviceNames(afterID: 5) == [6: "dora"])
-                #expect(try store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
-                #expect(try store.lastEventID() == 11)
+                #expect(try await store.deviceNames(afterID: 5) == [6: "dora"])
+                #expect(try await store.appNames(afterID: 0) == (try reference.appNames(afterID: 0)))
+                #expect(try await store.lastEventID() == 11)
             }
         }
     }
@@ -296,7 +300,7 @@ struct ModelStoreConformanceTests {
                 ModelStateRecord(key: "plans:1:a", watermark: 6, state: Array(repeating: 7, count: 100_000)),
                 ModelStateRecord(key: "scheduler:4:b", watermark: 5, state: []),
             ]
-            try await withModelStore(under) { store in try store.writeTransaction { try store.saveModelStates(records) } }
+            try await withModelStore(under) { store in try await store.writeTransaction { try await store.saveModelStates(records) } }
             let database = try #require(under.database)
             // Back to what schema 3 had, with a state of a device that is not there.
             for statement in [
@@ -308,8 +312,8 @@ struct ModelStoreConformanceTests {
                 try await database.execute(statement)
             }
             try await withModelStore(under) { (store: any ModelStore) async throws in
-                for r in records { #expect(try store.modelState(key: r.key) == r) }
-                #expect(try store.modelState(key: "device:99") == nil)
+                for r in records { #expect(try await store.modelState(key: r.key) == r) }
+                #expect(try await store.modelState(key: "device:99") == nil)
             }
             #expect(try await database.strings("SELECT d.name || ' ' || s.key FROM device_state s JOIN devices d USING (device_id) ORDER BY s.key")
                     == ["zed device:1", "zed plans:1:a", "Alice scheduler:4:b"])

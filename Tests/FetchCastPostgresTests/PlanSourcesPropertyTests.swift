@@ -1,4 +1,5 @@
 import FetchCastCore
+import FetchCastModel
 import FetchCastPostgres
 @testable import FetchCastPredict
 import FetchCastServe
@@ -84,32 +85,36 @@ struct PlanSourcesPropertyTests {
     struct Target: Sendable {
         var log: LogUnderTest
 
-        func service() throws -> FetchCastService {
+        func service() async throws -> FetchCastService {
             switch log.engine {
-            case .sqlite: return try FetchCastService(path: log.location, now: { now })
+            case .sqlite: return try await FetchCastService(path: log.location, now: { now })
             case .postgres:
-                return try FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: log.location)), now: { now })
+                return try await FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: log.location)), now: { now })
             }
         }
 
         /// The plan of a repository without caches that does not save folds, as a reader, and
         /// `withNote`, when it is empty, its note: the cause the device's model before the
         /// plan's start gives (``EmptyPlanNote``).
-        func freshPlan(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
+        func freshPlan(_ request: PredictionRequest, withNote: Bool) async throws -> (fetches: [Prediction], note: String?) {
             let store: any ModelStore
             switch log.engine {
             case .sqlite: store = try Store(path: log.location, access: .read)
-            case .postgres: store = try PostgresModelStore.open(try PostgresLocation(url: log.location))
+            case .postgres: store = try await PostgresModelStore.open(try PostgresLocation(url: log.location))
             }
-            defer { (store as? PostgresModelStore)?.close() }
             let repository = ModelRepository(modelStore: store)
             repository.savesFolds = false
             let device = request.device!, at = request.at!
-            let snapshot = try repository.refresh(devices: [device])
-            let plan = try Predictor.predict(request, snapshot: snapshot)
-            guard withNote, plan.isEmpty else { return (plan, nil) }
-            let model = try snapshot.device(named: device).flatMap { try snapshot.model(of: $0, before: at) }
-            return (plan, EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: at, budget: request.budget))
+            let planned = await Result(awaiting: { () async throws -> (fetches: [Prediction], note: String?) in
+                let snapshot = try await repository.refresh(devices: [device])
+                let plan = try await Predictor.predict(request, snapshot: snapshot)
+                guard withNote, plan.isEmpty else { return (plan, nil) }
+                var model: DeviceModel?
+                if let id = snapshot.device(named: device) { model = try await snapshot.model(of: id, before: at) }
+                return (plan, EmptyPlanNote.sentence(device: device, horizonHours: request.horizon / 3600, model: model, from: at, budget: request.budget))
+            })
+            await (store as? PostgresModelStore)?.close()
+            return try planned.get()
         }
 
         func forget(_ name: String) async throws {
@@ -125,24 +130,22 @@ struct PlanSourcesPropertyTests {
         for file in files(seed: seed) { paths.append((file.name, try directory.write(file.name + ".csv", file.text))) }
         var random = SplitMix64(seed: seed ^ 0x9E37_79B9_7F4A_7C15)
         var sweeps = SplitMix64(seed: seed ^ 0x5157_EE95)
-        var services = [try await offThread { try target.service() }, try await offThread { try target.service() }]
-        let work = DispatchWork()
+        var services = [try await target.service(), try await target.service()]
+        let work = InlineWork()
         var ingested: [String] = []
         var next = 0
         var log: [String] = []
         var outcome = Outcome()
         func ingest(_ s: Int, folds: Bool) async throws {
             let (service, file) = (services[s], paths[next])
-            try await offThread {
-                _ = try service.ingest(file: file.path, name: file.name)
-                if folds { try service.foldPending() }
-            }
+            _ = try await service.ingest(file: file.path, name: file.name)
+            if folds { try await service.foldPending() }
             ingested.append(file.name)
             log.append("ingest \(file.name) via \(s)\(folds ? ", fold" : "")")
             next += 1
         }
         // Plans are asked once something is in the store.
-        while next < 3 { try await ingest(0, folds: true) }
+        for _ in 0..<3 { try await ingest(0, folds: true) }
         for _ in 0..<steps {
             let s = Int.random(in: 0..<2, using: &random)
             let service = services[s]
@@ -150,10 +153,10 @@ struct PlanSourcesPropertyTests {
             case 0...1 where next < paths.count:
                 try await ingest(s, folds: Bool.random(using: &random))
             case 2:
-                try await offThread { try service.foldPending() }
+                try await service.foldPending()
                 log.append("fold via \(s)")
             case 3:
-                try await offThread { _ = try service.keepSchedulersCurrent() }
+                _ = try await service.keepSchedulersCurrent()
                 _ = try await service.preloadPlans(on: work)
                 log.append("warm \(s)")
             case 4 where ingested.count > 5 && Int.random(in: 0..<3, using: &random) == 0:
@@ -161,7 +164,7 @@ struct PlanSourcesPropertyTests {
                 try await target.forget(name)
                 log.append("forget \(name)")
             case 5:
-                services[s] = try await offThread { try target.service() }
+                services[s] = try await target.service()
                 log.append("restart \(s)")
             default:
                 let device = devices[Int.random(in: 0..<devices.count, using: &random)]
@@ -181,7 +184,7 @@ struct PlanSourcesPropertyTests {
                     let request = requests[i]
                     let served: Answer = withNote
                         ? try await service.planWithNote(request, on: work) : (try await service.plan(request, on: work), nil)
-                    let fresh: Answer = try await offThread { try target.freshPlan(request, withNote: withNote) }
+                    let fresh: Answer = try await target.freshPlan(request, withNote: withNote)
                     if i == 0 {
                         outcome.asked += 1
                         if !fresh.fetches.isEmpty { outcome.nonEmpty += 1 }
@@ -198,14 +201,14 @@ struct PlanSourcesPropertyTests {
                 // two), from a generator of its own: the steps above stay those of the seed.
                 if Int.random(in: 0..<4, using: &sweeps) == 0 {
                     let from = asked.at!, to = from + 86_400
-                    let sweep = try await offThread { try service.sweep(from: from, to: to, budget: PredictionRequest().budget, batchSize: 2) }
+                    let sweep = try await service.sweep(from: from, to: to, budget: PredictionRequest().budget, batchSize: 2)
                     var swept: [Prediction] = []
                     while let batch = try await sweep.next(on: work) { swept += batch }
-                    let fresh = try await offThread {
-                        try devices.flatMap { device in
-                            try target.freshPlan(PredictionRequest(device: device, at: from, count: .max), withNote: false).fetches
-                        }.filter { $0.fetchAtUnix < to }
+                    var fresh: [Prediction] = []
+                    for device in devices {
+                        fresh += try await target.freshPlan(PredictionRequest(device: device, at: from, count: .max), withNote: false).fetches
                     }
+                    fresh = fresh.filter { $0.fetchAtUnix < to }
                     outcome.swept += 1
                     if swept != fresh {
                         outcome.mismatches.append(Mismatch(steps: log + ["sweep from \(Int(from)) via \(s)"], served: swept, fresh: fresh))

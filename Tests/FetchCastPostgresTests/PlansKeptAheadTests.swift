@@ -25,29 +25,31 @@ struct PlansKeptAheadTests {
     }
 
     /// Each device's plan with default parameters from the same instant, after the traces' days.
-    private static func plans(_ service: FetchCastService, devices: [String]) throws -> [[Prediction]] {
-        try devices.map { device in
+    private static func plans(_ service: FetchCastService, devices: [String]) async throws -> [[Prediction]] {
+        var plans: [[Prediction]] = []
+        for device in devices {
             var request = PredictionRequest()
             request.device = device
             request.at = 1_700_656_260
-            return try service.plan(request)
+            plans.append(try await service.plan(request))
         }
+        return plans
     }
 
     /// Two services on the PostgreSQL database at `url` (two `serve` processes: one writes, one
     /// reads) and one on an SQLite store at `sqlitePath`; the writer and the SQLite service have
     /// ingested `file`, folded and warmed.
-    private static func services(url: String, sqlitePath: String, holding file: String) throws
+    private static func services(url: String, sqlitePath: String, holding file: String) async throws
         -> (writer: FetchCastService, reader: FetchCastService, sqlite: FetchCastService)
     {
         let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
-        let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-        let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-        let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+        let writer = try await FetchCastService(storage: storage, now: { 1_700_700_000 })
+        let reader = try await FetchCastService(storage: storage, now: { 1_700_700_000 })
+        let sqlite = try await FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
         for service in [writer, sqlite] {
-            _ = try service.ingest(file: file, name: "a")
-            try service.foldPending()
-            _ = try service.keepSchedulersCurrent()
+            _ = try await service.ingest(file: file, name: "a")
+            try await service.foldPending()
+            _ = try await service.keepSchedulersCurrent()
         }
         return (writer, reader, sqlite)
     }
@@ -62,24 +64,24 @@ struct PlansKeptAheadTests {
         let first = try directory.write("a.csv", Self.trace(devices: ["dev-0", "dev-1", "dev-2"]))
         let location = database.location, url = database.url
         struct Seen: Sendable { var waited = WarmOutcomeSeen(), asks = 0, afterTurn = WarmOutcomeSeen(), again = WarmOutcomeSeen(), afterDeath = WarmOutcomeSeen() }
-        let seen = try await offThread { () throws -> Seen in
+        let seen = try await { () async throws -> Seen in
             var seen = Seen()
-            let service = try FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: url)), now: { 1_700_700_000 })
-            _ = try service.ingest(file: first, name: "a")
-            try service.foldPending()
-            let other = try PostgresModelStore.open(location)  // another process's warm-up connection
+            let service = try await FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: url)), now: { 1_700_700_000 })
+            _ = try await service.ingest(file: first, name: "a")
+            try await service.foldPending()
+            let other = try await PostgresModelStore.open(location)  // another process's warm-up connection
             let asks = Atomic<Int>(0)
-            _ = try other.withWarmUpTurn(shouldStop: { false }) {
-                seen.waited = WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { asks.add(1, ordering: .relaxed).newValue >= 3 }))
+            _ = try await other.withWarmUpTurn(shouldStop: { false }) {
+                seen.waited = await WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { asks.add(1, ordering: .relaxed).newValue >= 3 }))
             }
             seen.asks = asks.load(ordering: .relaxed)
-            seen.afterTurn = WarmOutcomeSeen(try service.keepSchedulersCurrent())
-            seen.again = WarmOutcomeSeen(try service.keepSchedulersCurrent())
+            seen.afterTurn = await WarmOutcomeSeen(try service.keepSchedulersCurrent())
+            seen.again = await WarmOutcomeSeen(try service.keepSchedulersCurrent())
             // Dies holding the turn: its connection closes without giving it back.
-            _ = try other.withWarmUpTurn(shouldStop: { false }) { other.close() }
-            seen.afterDeath = WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { false }))
+            _ = try await other.withWarmUpTurn(shouldStop: { false }) { await other.close() }
+            seen.afterDeath = await WarmOutcomeSeen(try service.keepSchedulersCurrent(shouldStop: { false }))
             return seen
-        }
+        }()
         #expect(seen.waited == WarmOutcomeSeen(devices: 0, complete: false), "waited for the other's turn, then stopped")
         #expect(seen.asks >= 3)
         #expect(seen.afterTurn == WarmOutcomeSeen(devices: 3, complete: true))
@@ -108,40 +110,40 @@ struct PlansKeptAheadTests {
             var complete: [Bool] = [], postgres: [[Prediction]] = [], sqlite: [[Prediction]] = [], ahead = 0
             var postgresAfter: [[Prediction]] = [], sqliteAfter: [[Prediction]] = [], aheadAfter = 0
         }
-        let seen = try await offThread { () throws -> Seen in
+        let seen = try await { () async throws -> Seen in
             var seen = Seen()
-            let services = [
+            let services = await [
                 try FetchCastService(storage: PostgresModelStore.serviceStorage(try PostgresLocation(url: url)), now: { 1_700_700_000 }),
-                try FetchCastService(path: sqlitePath, now: { 1_700_700_000 }),
+                try await FetchCastService(path: sqlitePath, now: { 1_700_700_000 }),
             ]
             for service in services {
-                _ = try service.ingest(file: first, name: "a")
-                try service.foldPending()
-                seen.complete.append(try service.keepSchedulersCurrent().complete)
+                _ = try await service.ingest(file: first, name: "a")
+                try await service.foldPending()
+                await seen.complete.append(try service.keepSchedulersCurrent().complete)
             }
             // A minute after each device's last event (12:30 of day 9), and 4 hours later.
             let asks: [Double] = [1_700_656_260, 1_700_670_660]
-            func plans(_ service: FetchCastService) throws -> [[Prediction]] {
+            func plans(_ service: FetchCastService) async throws -> [[Prediction]] {
                 var out: [[Prediction]] = []
                 for device in devices {
                     for at in asks {
                         var request = PredictionRequest()
                         request.device = device
                         request.at = at
-                        out.append(try service.plan(request))
+                        await out.append(try service.plan(request))
                     }
                 }
                 return out
             }
             let (postgres, sqlite) = (services[0], services[1])
-            (seen.postgres, seen.sqlite, seen.ahead) = (try plans(postgres), try plans(sqlite), postgres.plansAnsweredAhead)
+            (seen.postgres, seen.sqlite, seen.ahead) = await (try plans(postgres), try plans(sqlite), postgres.plansAnsweredAhead)
             // dev-1 opened news (at 10:46, before its last event) after the tables were planned:
             // planned again, the others not.
-            for service in services { _ = try service.ingest(file: later, name: "b") }
-            (seen.postgresAfter, seen.sqliteAfter) = (try plans(postgres), try plans(sqlite))
+            for service in services { _ = try await service.ingest(file: later, name: "b") }
+            (seen.postgresAfter, seen.sqliteAfter) = await (try plans(postgres), try plans(sqlite))
             seen.aheadAfter = postgres.plansAnsweredAhead - seen.ahead
             return seen
-        }
+        }()
         #expect(seen.complete == [true, true])
         #expect(seen.postgres == seen.sqlite)
         #expect(seen.postgres.contains { !$0.isEmpty })
@@ -170,52 +172,52 @@ struct PlansKeptAheadTests {
             var loaded = 0, again = 0, lateLoaded = 0, sqliteLoaded = 0, answered = 0, answeredAfter = 0, lateAnswered = 0
             var pages: [Int] = [], sameAsRead: [Bool] = []
         }
-        let seen = try await offThread { () throws -> Seen in
+        let seen = try await { () async throws -> Seen in
             var seen = Seen()
             let storage = PostgresModelStore.serviceStorage(try PostgresLocation(url: url))
-            let writer = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            let sqlite = try FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
+            let writer = try await FetchCastService(storage: storage, now: { 1_700_700_000 })
+            let sqlite = try await FetchCastService(path: sqlitePath, now: { 1_700_700_000 })
             for service in [writer, sqlite] {
-                _ = try service.ingest(file: first, name: "a")
-                try service.foldPending()
-                _ = try service.keepSchedulersCurrent()
+                _ = try await service.ingest(file: first, name: "a")
+                try await service.foldPending()
+                _ = try await service.keepSchedulersCurrent()
             }
-            func plans(_ service: FetchCastService) throws -> [[Prediction]] { try Self.plans(service, devices: devices) }
+            func plans(_ service: FetchCastService) async throws -> [[Prediction]] { try await Self.plans(service, devices: devices) }
             // Pages of two: each table as the device's own read finds it.
-            let repository = ModelRepository(modelStore: try PostgresModelStore.open(location))
+            let repository = await ModelRepository(modelStore: try PostgresModelStore.open(location))
             var after: String?
             repeat {
-                let page = try repository.planTablePage(after: after, limit: 2)
+                let page = try await repository.planTablePage(after: after, limit: 2)
                 seen.pages.append(page.tables.count)
                 for (name, table) in page.tables {
                     var request = PredictionRequest()
                     request.device = name
                     request.at = 1_700_656_260
-                    let read = try repository.precomputedPlanKeeping(request)?.table
+                    let read = try await repository.precomputedPlanKeeping(request)?.table
                     seen.sameAsRead.append(read.map {
                         ($0.device, $0.table, $0.since, $0.watermark, $0.epoch, $0.read) == (table.device, table.table, table.since, table.watermark, table.epoch, table.read)
                     } ?? false)
                 }
                 after = page.next
             } while after != nil
-            let reader = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            seen.loaded = try reader.preloadPlans()
-            seen.again = try reader.preloadPlans()
-            seen.sqliteLoaded = try sqlite.preloadPlans()
-            seen.sqlite = try plans(sqlite)
-            seen.preloaded = try plans(reader)
+            let reader = try await FetchCastService(storage: storage, now: { 1_700_700_000 })
+            seen.loaded = try await reader.preloadPlans()
+            seen.again = try await reader.preloadPlans()
+            seen.sqliteLoaded = try await sqlite.preloadPlans()
+            seen.sqlite = try await plans(sqlite)
+            seen.preloaded = try await plans(reader)
             seen.answered = reader.plansInMemory.answered
             // dev-1's new launch, ingested by the other process, not warmed yet.
-            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
-            seen.sqliteAfter = try plans(sqlite)
-            seen.after = try plans(reader)
+            for service in [writer, sqlite] { _ = try await service.ingest(file: later, name: "b") }
+            seen.sqliteAfter = try await plans(sqlite)
+            seen.after = try await plans(reader)
             seen.answeredAfter = reader.plansInMemory.answered - seen.answered
-            let late = try FetchCastService(storage: storage, now: { 1_700_700_000 })
-            seen.lateLoaded = try late.preloadPlans()
-            seen.late = try plans(late)
+            let late = try await FetchCastService(storage: storage, now: { 1_700_700_000 })
+            seen.lateLoaded = try await late.preloadPlans()
+            seen.late = try await plans(late)
             seen.lateAnswered = late.plansInMemory.answered
             return seen
-        }
+        }()
         #expect(seen.pages == [2, 2, 1, 0] || seen.pages == [2, 2, 1], "\(seen.pages)")
         #expect(seen.sameAsRead == Array(repeating: true, count: 5))
         #expect(seen.loaded == 5 && seen.again == 0 && seen.sqliteLoaded == 0)
@@ -255,32 +257,32 @@ struct PlansKeptAheadTests {
             var sqlite: [String?] = [], postgres: [String?] = [], empty: [Bool] = []
             var noted = 0, sqliteNoted = 0, answered = 0, sqliteAfter: [String?] = [], after: [String?] = []
         }
-        let seen = try await offThread { () throws -> Seen in
+        let seen = try await { () async throws -> Seen in
             var seen = Seen()
-            let (writer, reader, sqlite) = try Self.services(url: url, sqlitePath: sqlitePath, holding: first)
-            func noted(_ service: FetchCastService, _ device: String, _ at: Int) throws -> (Bool, String?) {
-                let answer = try service.planWithNote(PredictionRequest(device: device, at: Double(at)))
+            let (writer, reader, sqlite) = try await Self.services(url: url, sqlitePath: sqlitePath, holding: first)
+            func noted(_ service: FetchCastService, _ device: String, _ at: Int) async throws -> (Bool, String?) {
+                let answer = try await service.planWithNote(PredictionRequest(device: device, at: Double(at)))
                 return (answer.fetches.isEmpty, answer.note)
             }
             for _ in 0..<2 {
                 for device in devices {
                     for at in starts {
-                        let (empty, note) = try noted(reader, device, at)
+                        let (empty, note) = try await noted(reader, device, at)
                         seen.empty.append(empty)
                         seen.postgres.append(note)
-                        seen.sqlite.append(try noted(sqlite, device, at).1)
+                        await seen.sqlite.append(try noted(sqlite, device, at).1)
                     }
                 }
             }
             (seen.noted, seen.sqliteNoted) = (reader.notesFromTables, sqlite.notesFromTables)
             seen.answered = reader.plansInMemory.answered
-            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
+            for service in [writer, sqlite] { _ = try await service.ingest(file: later, name: "b") }
             for device in devices {
-                seen.after.append(try noted(reader, device, starts[1]).1)
-                seen.sqliteAfter.append(try noted(sqlite, device, starts[1]).1)
+                await seen.after.append(try noted(reader, device, starts[1]).1)
+                await seen.sqliteAfter.append(try noted(sqlite, device, starts[1]).1)
             }
             return seen
-        }
+        }()
         #expect(seen.empty == Array(repeating: true, count: 8))
         #expect(seen.postgres == seen.sqlite)
         #expect(seen.postgres[0] != seen.postgres[1] && seen.postgres[1]?.contains("silent for 10 days") == true, "\(seen.postgres)")
@@ -304,34 +306,34 @@ struct PlansKeptAheadTests {
             var sqliteSweep: [Prediction] = [], sweep: [Prediction] = [], sqliteSweepAfter: [Prediction] = [], sweepAfter: [Prediction] = []
             var counts: [Int] = [], answeredAfter = 0, sweptFromMemory = 0, sqliteInMemory = 0
         }
-        let seen = try await offThread { () throws -> Seen in
+        let seen = try await { () async throws -> Seen in
             var seen = Seen()
-            let (writer, reader, sqlite) = try Self.services(url: url, sqlitePath: sqlitePath, holding: first)
-            func plans(_ service: FetchCastService) throws -> [[Prediction]] { try Self.plans(service, devices: devices) }
-            func sweep(_ service: FetchCastService) throws -> [Prediction] {
-                let sweep = try service.sweep(from: 1_700_656_260, to: 1_700_656_260 + 86_400, budget: PredictionRequest().budget, batchSize: 2)
+            let (writer, reader, sqlite) = try await Self.services(url: url, sqlitePath: sqlitePath, holding: first)
+            func plans(_ service: FetchCastService) async throws -> [[Prediction]] { try await Self.plans(service, devices: devices) }
+            func sweep(_ service: FetchCastService) async throws -> [Prediction] {
+                let sweep = try await service.sweep(from: 1_700_656_260, to: 1_700_656_260 + 86_400, budget: PredictionRequest().budget, batchSize: 2)
                 var all: [Prediction] = []
-                while let batch = try sweep.next() { all += batch }
+                while let batch = try await sweep.next() { all += batch }
                 return all
             }
-            seen.sqlite = try plans(sqlite)
-            seen.fromStore = try plans(reader)
-            seen.fromMemory = try plans(reader)
+            seen.sqlite = try await plans(sqlite)
+            seen.fromStore = try await plans(reader)
+            seen.fromMemory = try await plans(reader)
             let counts = reader.plansInMemory
             seen.counts = [counts.tables, counts.answered]
-            (seen.sqliteSweep, seen.sweep) = (try sweep(sqlite), try sweep(reader))
+            (seen.sqliteSweep, seen.sweep) = await (try sweep(sqlite), try sweep(reader))
             seen.sweptFromMemory = reader.plansInMemory.answered - counts.answered
             // dev-1 opened news after the tables were planned, ingested by the other process;
             // asked at once, before any fold or warm-up.
-            for service in [writer, sqlite] { _ = try service.ingest(file: later, name: "b") }
-            seen.sqliteAfter = try plans(sqlite)
+            for service in [writer, sqlite] { _ = try await service.ingest(file: later, name: "b") }
+            seen.sqliteAfter = try await plans(sqlite)
             let before = reader.plansInMemory.answered
-            seen.after = try plans(reader)
+            seen.after = try await plans(reader)
             seen.answeredAfter = reader.plansInMemory.answered - before
-            (seen.sqliteSweepAfter, seen.sweepAfter) = (try sweep(sqlite), try sweep(reader))
+            (seen.sqliteSweepAfter, seen.sweepAfter) = await (try sweep(sqlite), try sweep(reader))
             seen.sqliteInMemory = sqlite.plansInMemory.checks
             return seen
-        }
+        }()
         #expect(seen.fromStore == seen.sqlite)
         #expect(seen.fromMemory == seen.sqlite)
         #expect(seen.sqlite[3] != seen.sqlite[4], "the two names that look alike have plans of their own")

@@ -48,13 +48,9 @@ struct StoreLocationTests {
             ]
             for request in requests {
                 var expected = ""
-                let rows = try Exporter.export(request, from: reference, to: &expected)
-                // The repository waits for PostgreSQL on its thread: never on a task's.
-                let got = try await offThread {
-                    var out = ""
-                    _ = try Exporter.export(request, from: try ModelRepository(location: location), to: &out)
-                    return out
-                }
+                let rows = try await Exporter.export(request, from: reference, to: &expected)
+                var got = ""
+                _ = try await Exporter.export(request, from: try await ModelRepository(location: location), to: &got)
                 #expect(rows > 0, "\(request.kind)")
                 #expect(got == expected, "\(request.kind) from \(location)")
             }
@@ -68,7 +64,7 @@ struct StoreLocationTests {
             let reference = try await stored(at: location, directory)
             let request = ExportRequest(kind: .events, device: "d1")
             var expected = ""
-            _ = try Exporter.export(request, from: reference, to: &expected)
+            _ = try await Exporter.export(request, from: reference, to: &expected)
             var got = ""
             let rows = try await Exporter.exportEvents(request, from: location, to: &got)
             #expect(rows == 28 * 4)  // d1's own: a publish to every device is the empty device's row
@@ -94,10 +90,8 @@ struct StoreLocationTests {
             }
             #expect("\(fromLog!)".contains("made by the model: export it from a ModelRepository"))
             let fromModel = await #expect(throws: (any Error).self) {
-                try await offThread {
-                    var out = ""
-                    _ = try Exporter.export(ExportRequest(kind: .events), from: try ModelRepository(location: location), to: &out)
-                }
+                var out = ""
+                _ = try await Exporter.export(ExportRequest(kind: .events), from: try await ModelRepository(location: location), to: &out)
             }
             #expect("\(fromModel!)".contains("read from the event log, not from the model"))
             #expect(out.isEmpty)
@@ -123,17 +117,13 @@ struct StoreLocationTests {
             }
             configuration.spoolDirectory = base
             let spools = { @Sendable in try FileManager.default.contentsOfDirectory(atPath: base).filter { $0.hasPrefix("fetchcast-spool-") } }
-            // Building opens the database and waits for it: not on a task's thread.
-            let built = configuration
-            let (during, after) = try await offThread {
-                let during: [String]
-                do {
-                    let app = try buildApplication(configuration: built).application
-                    during = try spools()
-                    withExtendedLifetime(app) {}
-                }
-                return (during, try spools())
+            let during: [String]
+            do {
+                let app = try await buildApplication(configuration: configuration).application
+                during = try spools()
+                withExtendedLifetime(app) {}
             }
+            let after = try spools()
             #expect(during.count == 1)
             #expect(after.isEmpty, "\(after)")
         }
@@ -154,8 +144,9 @@ struct StoreLocationTests {
             let requests = ["d1", "d2", "d3"].flatMap { device in starts.map { PredictionRequest(device: device, at: $0) } }
             let repository = ModelRepository(store: reference)
             repository.savesFolds = false
-            let snapshot = try repository.refresh()
-            let expected = try requests.map { try Predictor.predict($0, snapshot: snapshot) }
+            let snapshot = try await repository.refresh()
+            var expected: [[Prediction]] = []
+            for request in requests { expected.append(try await Predictor.predict(request, snapshot: snapshot)) }
             // Every request from eight tasks at once: 72 plans on the 2-core pool.
             let answers = try await withThrowingTaskGroup(of: (Int, [Prediction]).self) { group in
                 for i in 0..<(8 * requests.count) {
@@ -180,7 +171,7 @@ struct StoreLocationTests {
     @Test func aMissingSQLiteStoreIsAnErrorNotANewStore() async throws {
         let directory = try TemporaryDirectory()
         let missing = StoreLocation.sqlite(path: directory.path + "/missing.sqlite")
-        #expect(throws: StoreError.self) { _ = try ModelRepository(location: missing) }
+        await #expect(throws: StoreError.self) { _ = try await ModelRepository(location: missing) }
         await #expect(throws: StoreError.self) { _ = try await missing.openEventLog() }
         await #expect(throws: EvaluationError.self) { _ = try await Evaluator.run(store: missing, options: EvaluationOptions()) }
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/missing.sqlite"))

@@ -43,100 +43,100 @@ struct CaughtUpSchedulerTests {
 
         func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
 
-        func plan(_ device: String, at text: String, repository: ModelRepository? = nil) throws -> [Prediction] {
+        func plan(_ device: String, at text: String, repository: ModelRepository? = nil) async throws -> [Prediction] {
             let repository = repository ?? ModelRepository(store: store)
             let request = PredictionRequest(device: device, at: Timestamp.parseArgument(text)!, count: 20, budget: 6)
-            return try Predictor.predict(request, snapshot: try repository.refresh(devices: [device]))
+            return try await Predictor.predict(request, snapshot: try repository.refresh(devices: [device]))
         }
     }
 
-    @Test func goingOnFromAKeptSchedulerAnswersWhatCatchingUpFromNothingDoes() throws {
+    @Test func goingOnFromAKeptSchedulerAnswersWhatCatchingUpFromNothingDoes() async throws {
         let kept = try Twin(), fresh = try Twin()
         func both(_ rows: [String]) throws { try kept.ingest(rows); try fresh.ingest(rows) }
         try both(Self.history(devices: ["a", "b"]))
-        let first = try kept.plan("a", at: "2023-11-26T08:06:01+01:00", repository: kept.repository)
-        #expect(first == (try fresh.plan("a", at: "2023-11-26T08:06:01+01:00")))
+        let first = try await kept.plan("a", at: "2023-11-26T08:06:01+01:00", repository: kept.repository)
+        #expect(first == (try await fresh.plan("a", at: "2023-11-26T08:06:01+01:00")))
         #expect(kept.repository.schedulersReused == 0)
         #expect(!first.isEmpty)
 
         // Later events of `a` alone: `a`'s prior (the other devices) is unchanged, so the kept
         // scheduler goes on with just the new events.
         try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,", "2023-11-26T20:06:00+01:00,a,mail,launch,,,"])
-        let later = try kept.plan("a", at: "2023-11-26T20:06:01+01:00", repository: kept.repository)
+        let later = try await kept.plan("a", at: "2023-11-26T20:06:01+01:00", repository: kept.repository)
         #expect(kept.repository.schedulersReused == 1)
-        #expect(later == (try fresh.plan("a", at: "2023-11-26T20:06:01+01:00")))
+        #expect(later == (try await fresh.plan("a", at: "2023-11-26T20:06:01+01:00")))
         #expect(!later.isEmpty)
 
         // An event of `a` dated before where the kept scheduler stopped: it no longer says what
         // the history says, so the plan catches up from nothing.
         try both(["2023-11-26T09:30:00+01:00,a,news,launch,,,"])
-        let backDated = try kept.plan("a", at: "2023-11-26T20:06:02+01:00", repository: kept.repository)
+        let backDated = try await kept.plan("a", at: "2023-11-26T20:06:02+01:00", repository: kept.repository)
         #expect(kept.repository.schedulersReused == 1)
-        #expect(backDated == (try fresh.plan("a", at: "2023-11-26T20:06:02+01:00")))
+        #expect(backDated == (try await fresh.plan("a", at: "2023-11-26T20:06:02+01:00")))
 
         // Asked again later with nothing added: goes on.
-        let again = try kept.plan("a", at: "2023-11-26T20:07:00+01:00", repository: kept.repository)
+        let again = try await kept.plan("a", at: "2023-11-26T20:07:00+01:00", repository: kept.repository)
         #expect(kept.repository.schedulersReused == 2)
-        #expect(again == (try fresh.plan("a", at: "2023-11-26T20:07:00+01:00")))
+        #expect(again == (try await fresh.plan("a", at: "2023-11-26T20:07:00+01:00")))
 
         // Events of `b`, even of an app new to it, leave `a`'s prior as the epoch made it: reused.
         try both(["2023-11-26T20:07:30+01:00,b,news,launch,,,", "2023-11-26T20:07:40+01:00,b,weather,launch,,,"])
-        let afterOther = try kept.plan("a", at: "2023-11-26T20:08:00+01:00", repository: kept.repository)
+        let afterOther = try await kept.plan("a", at: "2023-11-26T20:08:00+01:00", repository: kept.repository)
         #expect(kept.repository.schedulersReused == 3)
-        #expect(afterOther == (try fresh.plan("a", at: "2023-11-26T20:08:00+01:00")))
+        #expect(afterOther == (try await fresh.plan("a", at: "2023-11-26T20:08:00+01:00")))
 
         // A week of `b` (more than a quarter of the store's events): a new prior epoch moves
         // `a`'s prior, so the plan catches up from nothing.
         try both(Self.habits(days: 14..<21, devices: ["b"]))
-        let newEpoch = try kept.plan("a", at: "2023-11-26T20:09:00+01:00", repository: kept.repository)
+        let newEpoch = try await kept.plan("a", at: "2023-11-26T20:09:00+01:00", repository: kept.repository)
         #expect(kept.repository.schedulersReused == 3)
-        #expect(newEpoch == (try fresh.plan("a", at: "2023-11-26T20:09:00+01:00")))
+        #expect(newEpoch == (try await fresh.plan("a", at: "2023-11-26T20:09:00+01:00")))
     }
 
-    @Test func aSchedulerSavedByAnEarlierProcessIsUsedOnlyWhileItStillHolds() throws {
+    @Test func aSchedulerSavedByAnEarlierProcessIsUsedOnlyWhileItStillHolds() async throws {
         let kept = try Twin(), fresh = try Twin()
         func both(_ rows: [String]) throws { try kept.ingest(rows); try fresh.ingest(rows) }
         try both(Self.history(devices: ["a", "b"]))
-        _ = try kept.plan("a", at: "2023-11-26T08:06:01+01:00")  // saves the scheduler
+        _ = try await kept.plan("a", at: "2023-11-26T08:06:01+01:00")  // saves the scheduler
         try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,"])
         // A new repository (a new `predict` process) goes on from the saved one.
         let next = ModelRepository(store: kept.store)
-        let later = try kept.plan("a", at: "2023-11-26T12:36:01+01:00", repository: next)
+        let later = try await kept.plan("a", at: "2023-11-26T12:36:01+01:00", repository: next)
         #expect(next.schedulersReused == 1)
-        #expect(later == (try fresh.plan("a", at: "2023-11-26T12:36:01+01:00")))
+        #expect(later == (try await fresh.plan("a", at: "2023-11-26T12:36:01+01:00")))
         // Planned from before where it stopped: from nothing.
         let earlier = ModelRepository(store: kept.store)
-        let before = try kept.plan("a", at: "2023-11-26T08:00:00+01:00", repository: earlier)
+        let before = try await kept.plan("a", at: "2023-11-26T08:00:00+01:00", repository: earlier)
         #expect(earlier.schedulersReused == 0)
-        #expect(before == (try fresh.plan("a", at: "2023-11-26T08:00:00+01:00")))
+        #expect(before == (try await fresh.plan("a", at: "2023-11-26T08:00:00+01:00")))
     }
 
-    @Test func theCacheStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() throws {
+    @Test func theCacheStaysWithinItsCapacityDroppingTheLeastRecentlyUsed() async throws {
         let twin = try Twin()
         try twin.ingest(Self.history(devices: ["a", "b", "c"]))
         // The devices' schedulers cost about the same: room for two and a half of them.
         let probe = ModelRepository(store: twin.store)
-        _ = try twin.plan("a", at: "2023-11-26T08:06:01+01:00", repository: probe)
+        _ = try await twin.plan("a", at: "2023-11-26T08:06:01+01:00", repository: probe)
         let cost = probe.schedulerCache.bytes
         #expect(cost > 0)
         let repository = ModelRepository(store: twin.store)
         repository.schedulerCache = SchedulerCache(capacityBytes: cost * 5 / 2)
-        func plan(_ device: String, _ time: String) throws -> Int {
+        func plan(_ device: String, _ time: String) async throws -> Int {
             let before = repository.schedulersReused
-            _ = try twin.plan(device, at: "2023-11-26T\(time)+01:00", repository: repository)
+            _ = try await twin.plan(device, at: "2023-11-26T\(time)+01:00", repository: repository)
             return repository.schedulersReused - before
         }
         // Saved rows would be reused too; this repository is about its memory.
         try twin.store.connection.execute("DELETE FROM model_state WHERE key LIKE 'scheduler:%'")
-        #expect(try plan("a", "08:06:01") == 0)
-        #expect(try plan("b", "08:06:01") == 0)
-        #expect(try plan("a", "08:07:01") == 1, "a is now the most recently used")
-        #expect(try plan("c", "08:06:01") == 0, "c drops b, the least recently used")
+        #expect(try await plan("a", "08:06:01") == 0)
+        #expect(try await plan("b", "08:06:01") == 0)
+        #expect(try await plan("a", "08:07:01") == 1, "a is now the most recently used")
+        #expect(try await plan("c", "08:06:01") == 0, "c drops b, the least recently used")
         #expect(repository.schedulerCache.count == 2)
         #expect(repository.schedulerCache.bytes <= cost * 5 / 2)
         try twin.store.connection.execute("DELETE FROM model_state WHERE key LIKE 'scheduler:%'")
-        #expect(try plan("a", "08:08:01") == 1)
-        #expect(try plan("b", "08:08:01") == 0, "b was dropped")
+        #expect(try await plan("a", "08:08:01") == 1)
+        #expect(try await plan("b", "08:08:01") == 0, "b was dropped")
     }
 }
 
@@ -144,7 +144,7 @@ struct CaughtUpSchedulerTests {
 /// number, and the device's prior (what the other devices say), as they were: a scheduler kept
 /// in memory before it must still never answer for the forgotten events.
 struct ForgottenEventsTests {
-    @Test func aKeptSchedulerToldOfForgottenEventsIsNotUsedAgain() throws {
+    @Test func aKeptSchedulerToldOfForgottenEventsIsNotUsedAgain() async throws {
         let temporary = try TemporaryStore(), fresh = try TemporaryStore()
         let store = try temporary.open(), reference = try fresh.open()
         // Two weeks of `a` and `b` launching mail, chat and news; a middle file of more mail
@@ -168,24 +168,24 @@ struct ForgottenEventsTests {
 
         let repository = ModelRepository(store: store)  // a server's: its schedulers kept in memory
         let request = PredictionRequest(device: "a", at: Timestamp.parseArgument("2023-11-27T09:00:00+01:00")!, count: 20, budget: 6)
-        let before = try Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
+        let before = try await Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
         let last = try store.lastEventID()
         _ = try store.forget(forgotten)
         #expect(try store.lastEventID() == last, "a middle file: the last event's number is unchanged")
 
-        let expected = try Predictor.predict(request, snapshot: try ModelRepository(store: reference).refresh(devices: ["a"]))
+        let expected = try await Predictor.predict(request, snapshot: try ModelRepository(store: reference).refresh(devices: ["a"]))
         #expect(expected != before, "the forgotten launches change a's plan")
         let reused = repository.schedulersReused
-        let after = try Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
+        let after = try await Predictor.predict(request, snapshot: try repository.refresh(devices: ["a"]))
         #expect(after == expected)
         #expect(repository.schedulersReused == reused, "caught up again, not gone on from the kept scheduler")
         // A new process planning from the store answers the same (no saved scheduler of before).
-        #expect(try Predictor.predict(request, snapshot: try ModelRepository(store: store).refresh(devices: ["a"])) == expected)
+        #expect(try await Predictor.predict(request, snapshot: try ModelRepository(store: store).refresh(devices: ["a"])) == expected)
     }
 
     /// A forgotten file that changed no sum (one `state` row: the model never sees those) still
     /// gives the fold after the forget a new prior epoch: the forget's mark is mixed into its tag.
-    @Test func aForgetAlwaysStartsAnEpochOfItsOwn() throws {
+    @Test func aForgetAlwaysStartsAnEpochOfItsOwn() async throws {
         let temporary = try TemporaryStore()
         let store = try temporary.open()
         _ = try temporary.ingest(["2023-11-20T08:00:00+01:00,a,mail,launch,,,", "2023-11-20T09:00:00+01:00,b,mail,launch,,,"], into: store)
@@ -194,15 +194,15 @@ struct ForgottenEventsTests {
         _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: state)
         _ = try temporary.ingest(["2023-11-21T08:00:00+01:00,b,mail,launch,,,"], into: store)
         let repository = ModelRepository(store: store)
-        func epoch() throws -> ModelRepository.PriorEpoch? {
-            _ = try repository.refresh()
-            return try store.readTransaction { try repository.priorEpoch(fold: try repository.savedFold()) }
+        func epoch() async throws -> ModelRepository.PriorEpoch? {
+            _ = try await repository.refresh()
+            return try await store.readTransaction { try await repository.priorEpoch(fold: try await repository.savedFold()) }
         }
-        let before = try #require(try epoch())
-        let sums = try #require(try store.modelState(key: ModelRepository.populationKey)?.state)
+        let before = try #require(try await epoch())
+        let sums = try #require(try await store.modelState(key: ModelRepository.populationKey)?.state)
         _ = try store.forget(state)
-        let after = try #require(try epoch())
-        #expect(try store.modelState(key: ModelRepository.populationKey)?.state == sums, "the same sums")
+        let after = try #require(try await epoch())
+        #expect(try await store.modelState(key: ModelRepository.populationKey)?.state == sums, "the same sums")
         #expect(after.watermark == before.watermark)
         #expect(after.tag != before.tag)
     }

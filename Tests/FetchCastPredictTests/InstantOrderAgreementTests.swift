@@ -77,7 +77,7 @@ struct InstantOrderAgreementTests {
         return log.lines.withLock { $0 }
     }
 
-    @Test func theReplayFromTheTraceAndFromTheStoreAndTheCatchUpAgree() throws {
+    @Test func theReplayFromTheTraceAndFromTheStoreAndTheCatchUpAgree() async throws {
         let temporary = try TemporaryStore()
         let path = try temporary.write("instant.csv", Self.text)
         let store = try temporary.open()
@@ -88,13 +88,13 @@ struct InstantOrderAgreementTests {
 
         // The catch-up reads the store's time order and arranges each instant the same way.
         let repository = ModelRepository(store: store)
-        let snapshot = try repository.refresh()
+        let snapshot = try await repository.refresh()
         let device = try #require(snapshot.device(named: "d1"))
         let micros = Int64(Self.eight) * 1_000_000
         var told: [String] = []
         var conditions = DeviceConditions.unknown
-        try store.readTransaction {
-            try repository.forEachHistoryEvent(ofDevice: device, fromMicros: micros, beforeMicros: micros + 1) { e in
+        try await store.readTransaction {
+            try await repository.forEachHistoryEvent(ofDevice: device, fromMicros: micros, beforeMicros: micros + 1) { e in
                 if e.kind == .state {
                     conditions.apply(e.conditions)
                     told.append("state " + ProbePolicy.describe(conditions))
@@ -109,18 +109,18 @@ struct InstantOrderAgreementTests {
         #expect(Array(beforeLooks) == Array(Self.expected.prefix { $0 != "look" }))
     }
 
-    @Test func aFollowingSchedulerCaughtUpFromTheStoreIsTheOneToldInTheRulesOrder() throws {
+    @Test func aFollowingSchedulerCaughtUpFromTheStoreIsTheOneToldInTheRulesOrder() async throws {
         let temporary = try TemporaryStore()
         let path = try temporary.write("instant.csv", Self.text)
         let store = try temporary.open()
         _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: path)
         let repository = ModelRepository(store: store)
-        let snapshot = try repository.refresh()
+        let snapshot = try await repository.refresh()
         let device = try #require(snapshot.device(named: "d1"))
         let apps = snapshot.appNames.keys.sorted().map { Int32($0) }
         let configuration = SchedulerConfiguration(budget: 24)
         let model = ModelConfiguration()
-        let caughtUp = try #require(try snapshot.scheduler(
+        let caughtUp = try #require(try await snapshot.scheduler(
             of: device, apps: apps, configuration: configuration, model: model, before: Self.eight + 3600, inclusive: true))
 
         // The same events told by hand, each instant in the rule's order.

@@ -276,7 +276,7 @@ struct SamplePickupPlanTests {
         var times: [(time: Double, offset: Int32)] = []
     }
 
-    @Test func tomorrowsPlanLooksBeforeEachDevicesFirstPickup() throws {
+    @Test func tomorrowsPlanLooksBeforeEachDevicesFirstPickup() async throws {
         let symbols = SymbolTable()
         let reader = try TraceReader(path: Self.sample, symbols: symbols)
         var events: [EncodedEvent] = []
@@ -288,7 +288,7 @@ struct SamplePickupPlanTests {
         let temporary = try TemporaryStore()
         let store = try temporary.open()
         _ = try Ingestor(store: store, options: .init(now: { 1_700_000_000 })).ingest(path: Self.sample)
-        let snapshot = try ModelRepository(store: store).refresh()
+        let snapshot = try await ModelRepository(store: store).refresh()
         var checked = 0
         var misses: [String] = []
         for (symbol, launches) in devices.sorted(by: { $0.key < $1.key }) {
@@ -320,7 +320,7 @@ struct SamplePickupPlanTests {
             let target = midnight + median
             var request = PredictionRequest(device: name, at: at, count: 100)
             request.horizon = 86_400
-            let plan = try Predictor.predict(request, snapshot: snapshot)
+            let plan = try await Predictor.predict(request, snapshot: snapshot)
             let before = plan.filter { $0.fetchAtUnix >= target - 3 * 3600 && $0.fetchAtUnix < target }
             if before.isEmpty { misses.append("\(name): nothing planned in the 3 h before \(Explanation.clock(median)) (\(plan.map(\.fetchAt)))") }
             for p in plan where p.reason.contains("still silent at") {

@@ -24,25 +24,25 @@ struct SchedulerCheckpointTests {
         #expect((bytes + [0]).withUnsafeBytes { SchedulerCheckpoint(binary: $0, watermark: 42) } == nil)
     }
 
-    @Test func aStoreKeepsCheckpointsUntilTheyAreInvalidated() throws {
+    @Test func aStoreKeepsCheckpointsUntilTheyAreInvalidated() async throws {
         let temporary = try TemporaryStore()
         let store = try temporary.open()
         let checkpoints = StoreSchedulerCheckpoints(store: store)
         let key = ModelRepository.schedulerPrefix + "1:abc"
-        #expect(try checkpoints.checkpoint(key: key) == nil)
-        try store.writeTransaction { try checkpoints.save([(Self.checkpoint, key)]) }
-        #expect(try checkpoints.checkpoint(key: key) == Self.checkpoint)
+        #expect(try await checkpoints.checkpoint(key: key) == nil)
+        try await store.writeTransaction { try await checkpoints.save([(Self.checkpoint, key)]) }
+        #expect(try await checkpoints.checkpoint(key: key) == Self.checkpoint)
         var later = Self.checkpoint
         later.watermark = 43
         later.seen = false
-        try store.writeTransaction { try checkpoints.save([(later, key)]) }
-        #expect(try checkpoints.checkpoint(key: key) == later, "a save replaces what was kept")
+        try await store.writeTransaction { try await checkpoints.save([(later, key)]) }
+        #expect(try await checkpoints.checkpoint(key: key) == later, "a save replaces what was kept")
         // Invalidating drops every checkpoint and nothing else.
-        try store.writeTransaction {
+        try await store.writeTransaction {
             try store.saveModelStates([Store.ModelStateRecord(key: "other", watermark: 1, state: [9])])
-            try checkpoints.invalidateAll()
+            try await checkpoints.invalidateAll()
         }
-        #expect(try checkpoints.checkpoint(key: key) == nil)
-        #expect(try store.modelState(key: "other")?.state == [9])
+        #expect(try await checkpoints.checkpoint(key: key) == nil)
+        #expect(try await store.modelState(key: "other")?.state == [9])
     }
 }

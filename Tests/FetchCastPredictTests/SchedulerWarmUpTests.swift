@@ -30,133 +30,133 @@ struct SchedulerWarmUpTests {
         func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
 
         /// Folds what was ingested, as the service's writer does after an ingest.
-        func fold() throws { _ = try ModelRepository(store: store).refresh(devices: []) }
+        func fold() async throws { _ = try await ModelRepository(store: store).refresh(devices: []) }
 
         /// A pass of a repository that saves schedulers but not folds (the service's warm-up).
-        func warm(shouldStop: () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
+        func warm(shouldStop: () -> Bool = { false }) async throws -> ModelRepository.WarmOutcome {
             let warmer = ModelRepository(store: store)
             warmer.savesFolds = false
-            return try warmer.keepSchedulersCurrent(shouldStop: shouldStop)
+            return try await warmer.keepSchedulersCurrent(shouldStop: shouldStop)
         }
 
         /// A plan with the default parameters by a reader that saves nothing; whether it went
         /// on from a saved scheduler.
-        func plan(_ device: String, at text: String) throws -> (fetches: [Prediction], restored: Bool) {
+        func plan(_ device: String, at text: String) async throws -> (fetches: [Prediction], restored: Bool) {
             let reader = ModelRepository(store: store)
             reader.savesFolds = false
             reader.savesSchedulers = false
             let request = PredictionRequest(device: device, at: Timestamp.parseArgument(text)!, count: 20)
-            let fetches = try Predictor.predict(request, snapshot: try reader.refresh(devices: [device]))
+            let fetches = try await Predictor.predict(request, snapshot: try reader.refresh(devices: [device]))
             return (fetches, reader.schedulersReused == 1)
         }
     }
 
-    @Test func afterAPassEveryFirstPlanRestoresASavedSchedulerAndAnswersAsWithout() throws {
+    @Test func afterAPassEveryFirstPlanRestoresASavedSchedulerAndAnswersAsWithout() async throws {
         let warmed = try Twin(), cold = try Twin()
         for twin in [warmed, cold] {
             try twin.ingest(Self.history(devices: ["a", "b", "c"]))
-            try twin.fold()
+            try await twin.fold()
         }
-        let outcome = try warmed.warm()
+        let outcome = try await warmed.warm()
         #expect(outcome == ModelRepository.WarmOutcome(devices: 3, saved: 3, complete: true))
         for device in ["a", "b", "c"] {
-            let plan = try warmed.plan(device, at: "2023-11-26T08:07:00+01:00")
-            let replayed = try cold.plan(device, at: "2023-11-26T08:07:00+01:00")
+            let plan = try await warmed.plan(device, at: "2023-11-26T08:07:00+01:00")
+            let replayed = try await cold.plan(device, at: "2023-11-26T08:07:00+01:00")
             #expect(plan.restored, "\(device)")
             #expect(!replayed.restored)
             #expect(!plan.fetches.isEmpty)
             #expect(plan.fetches == replayed.fetches, "\(device)")
         }
         // Nothing new: the next pass looks at no device.
-        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
+        await #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
     }
 
-    @Test func aPassCatchesUpTheDevicesWithNewEventsAndEveryDeviceInANewEpoch() throws {
+    @Test func aPassCatchesUpTheDevicesWithNewEventsAndEveryDeviceInANewEpoch() async throws {
         let warmed = try Twin(), cold = try Twin()
-        func both(_ rows: [String], fold: Bool = true) throws {
+        func both(_ rows: [String], fold: Bool = true) async throws {
             for twin in [warmed, cold] {
                 try twin.ingest(rows)
-                if fold { try twin.fold() }
+                if fold { try await twin.fold() }
             }
         }
-        try both(Self.history(devices: ["a", "b", "c"]))
-        _ = try warmed.warm()
+        try await both(Self.history(devices: ["a", "b", "c"]))
+        _ = try await warmed.warm()
 
         // Events of `a`, folded: only `a` is caught up again.
-        try both(["2023-11-26T12:36:00+01:00,a,news,launch,,,", "2023-11-26T20:06:00+01:00,a,mail,launch,,,"])
-        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
-        #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").restored)
-        #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("a", at: "2023-11-26T20:06:01+01:00")).fetches)
-        #expect(try warmed.plan("b", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("b", at: "2023-11-26T20:06:01+01:00")).fetches)
+        try await both(["2023-11-26T12:36:00+01:00,a,news,launch,,,", "2023-11-26T20:06:00+01:00,a,mail,launch,,,"])
+        await #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
+        await #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").restored)
+        await #expect(try warmed.plan("a", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("a", at: "2023-11-26T20:06:01+01:00")).fetches)
+        await #expect(try warmed.plan("b", at: "2023-11-26T20:06:01+01:00").fetches == (try cold.plan("b", at: "2023-11-26T20:06:01+01:00")).fetches)
 
         // Events of `b` not folded yet: caught up from the saved fold plus its new events, as a
         // reader brings it up to date; still right once the writer folds.
-        try both(["2023-11-26T12:37:00+01:00,b,news,launch,,,"], fold: false)
-        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
-        #expect(try warmed.plan("b", at: "2023-11-26T13:00:00+01:00").restored)
-        try warmed.fold()
-        try cold.fold()
-        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
-        let b = try warmed.plan("b", at: "2023-11-26T13:00:00+01:00")
+        try await both(["2023-11-26T12:37:00+01:00,b,news,launch,,,"], fold: false)
+        await #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: true))
+        await #expect(try warmed.plan("b", at: "2023-11-26T13:00:00+01:00").restored)
+        try await warmed.fold()
+        try await cold.fold()
+        await #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: true))
+        let b = try await warmed.plan("b", at: "2023-11-26T13:00:00+01:00")
         #expect(b.restored)
-        #expect(b.fetches == (try cold.plan("b", at: "2023-11-26T13:00:00+01:00")).fetches)
+        await #expect(b.fetches == (try cold.plan("b", at: "2023-11-26T13:00:00+01:00")).fetches)
 
         // Two weeks of `c` (more than a quarter of the store's events) start a new prior epoch:
         // every device's prior moved, every scheduler is caught up again.
-        try both(Self.history(devices: ["c"], days: 14..<28)
+        try await both(Self.history(devices: ["c"], days: 14..<28)
             + ["2023-12-11T08:05:00+01:00,a,mail,launch,,,", "2023-12-11T08:05:00+01:00,b,mail,launch,,,", "2023-12-11T08:05:00+01:00,c,mail,launch,,,"])
-        #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 3, complete: true))
+        await #expect(try warmed.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 3, complete: true))
         for device in ["a", "b", "c"] {
             let at = "2023-12-11T08:07:00+01:00"
-            let plan = try warmed.plan(device, at: at)
+            let plan = try await warmed.plan(device, at: at)
             #expect(plan.restored, "\(device)")
             // `a` and `b` come back after 15 days without an event: their apps' silence is
             // longer than the gaps tell, so no habit is looked ahead of until the apps are used
             // again (docs/model.md, "Known limits"); `c` was in use.
             if device == "c" { #expect(!plan.fetches.isEmpty, "\(device)") }
-            #expect(plan.fetches == (try cold.plan(device, at: at)).fetches, "\(device)")
+            await #expect(plan.fetches == (try cold.plan(device, at: at)).fetches, "\(device)")
         }
     }
 
-    @Test func aStoppedPassIsTakenUpByTheNextWithoutSavingWhatIsCurrent() throws {
+    @Test func aStoppedPassIsTakenUpByTheNextWithoutSavingWhatIsCurrent() async throws {
         let twin = try Twin()
         try twin.ingest(Self.history(devices: ["a", "b", "c"]))
-        try twin.fold()
+        try await twin.fold()
         var asked = 0
-        let stopped = try twin.warm { asked += 1; return asked > 1 }
+        let stopped = try await twin.warm { asked += 1; return asked > 1 }
         #expect(stopped == ModelRepository.WarmOutcome(devices: 1, saved: 1, complete: false))
         // No marker: every device is looked at again; the one saved is current, not saved again.
-        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 2, complete: true))
+        await #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 3, saved: 2, complete: true))
     }
 
     /// A store warmed by an older build (marker `warmed-current`, rows under keys this build
     /// never reads) loses those rows at the first pass, which saves every device's anew.
-    @Test func aStoreWarmedByAnOlderBuildIsWarmedAnewWithoutItsOldRows() throws {
+    @Test func aStoreWarmedByAnOlderBuildIsWarmedAnewWithoutItsOldRows() async throws {
         let twin = try Twin()
         try twin.ingest(Self.history(devices: ["a", "b"]))
-        try twin.fold()
+        try await twin.fold()
         try twin.store.saveModelStates([
             .init(key: "warmed-current", watermark: 1, state: []),
             .init(key: "scheduler:1:0123abcd", watermark: 1, state: [1, 2, 3]),
             .init(key: "plans:1:", watermark: 1, state: [4]),
         ])
-        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 2, saved: 2, complete: true))
+        await #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 2, saved: 2, complete: true))
         let keys = try twin.store.modelStates(prefix: "").map(\.key)
         #expect(!keys.contains("warmed-current") && !keys.contains("scheduler:1:0123abcd") && !keys.contains("plans:1:"))
         #expect(keys.contains("warmed-current-5"))
         #expect(keys.filter { $0.hasPrefix("scheduler:") }.count == 2)
         // Once: the next pass deletes nothing.
         let before = try twin.store.modelStates(prefix: "scheduler:")
-        #expect(try twin.warm().saved == 0)
+        await #expect(try twin.warm().saved == 0)
         #expect(try twin.store.modelStates(prefix: "scheduler:") == before)
     }
 
-    @Test func withoutASavedFoldAPassDoesNothing() throws {
+    @Test func withoutASavedFoldAPassDoesNothing() async throws {
         let twin = try Twin()
         try twin.ingest(Self.history(devices: ["a"]))
-        #expect(try twin.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: false))
+        #expect(try await twin.warm() == ModelRepository.WarmOutcome(devices: 0, saved: 0, complete: false))
         let reader = ModelRepository(store: twin.store)
         reader.savesSchedulers = false
-        #expect(try reader.keepSchedulersCurrent() == ModelRepository.WarmOutcome())
+        #expect(try await reader.keepSchedulersCurrent() == ModelRepository.WarmOutcome())
     }
 }

@@ -6,13 +6,13 @@ import FetchCastStore
 protocol SchedulerCheckpoints {
     /// The checkpoint kept under `key`; `nil` when none is, or it cannot be read (another
     /// format). Inside the caller's transaction.
-    func checkpoint(key: String) throws -> SchedulerCheckpoint?
+    func checkpoint(key: String) async throws -> SchedulerCheckpoint?
     /// Keeps each checkpoint under its key, replacing what was kept there, inside the caller's
     /// write transaction.
-    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) throws
+    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) async throws
     /// Forgets every checkpoint (their keys or format changed), inside the caller's write
     /// transaction.
-    func invalidateAll() throws
+    func invalidateAll() async throws
 }
 
 /// Checkpoints kept in the store's model state, one row per key under
@@ -20,15 +20,15 @@ protocol SchedulerCheckpoints {
 struct StoreSchedulerCheckpoints: SchedulerCheckpoints {
     let store: any ModelStore
 
-    func checkpoint(key: String) throws -> SchedulerCheckpoint? {
-        try store.withModelState(key: key) { watermark, bytes in SchedulerCheckpoint(binary: bytes, watermark: watermark) } ?? nil
+    func checkpoint(key: String) async throws -> SchedulerCheckpoint? {
+        try await store.withModelState(key: key) { watermark, bytes in SchedulerCheckpoint(binary: bytes, watermark: watermark) } ?? nil
     }
 
-    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) throws {
-        try store.saveModelStates(checkpoints.map { Store.ModelStateRecord(key: $0.key, watermark: $0.checkpoint.watermark, state: $0.checkpoint.binaryEncoded()) })
+    func save(_ checkpoints: [(checkpoint: SchedulerCheckpoint, key: String)]) async throws {
+        try await store.saveModelStates(checkpoints.map { Store.ModelStateRecord(key: $0.key, watermark: $0.checkpoint.watermark, state: $0.checkpoint.binaryEncoded()) })
     }
 
-    func invalidateAll() throws {
-        try store.deleteModelStates(prefix: ModelRepository.schedulerPrefix)
+    func invalidateAll() async throws {
+        try await store.deleteModelStates(prefix: ModelRepository.schedulerPrefix)
     }
 }

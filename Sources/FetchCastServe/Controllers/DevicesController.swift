@@ -44,7 +44,7 @@ struct DevicesController {
         let limit = try query.integer("limit", in: OptionRange(1...1000)) ?? 100
         let after = try query.text("after")
         let service = self.service
-        let page = try await pools.read { try service.devices(after: after, limit: limit + 1) }
+        let page = try await pools.read { try await service.devices(after: after, limit: limit + 1) }
         let devices = page.prefix(limit).map {
             DeviceList.Device(device: $0.device, events: $0.events,
                               firstEvent: Timestamp.format(micros: $0.firstMicros, utcOffsetSeconds: 0),
@@ -77,7 +77,7 @@ struct DevicesController {
         let device = try Query.pathID("device", context: context)
         let app = try Query(request: request, now: now).text("app")
         let service = self.service
-        let document = try await gate.run(device) { try await Self.answer { try await pools.read { try service.model(device: device, app: app) } } }
+        let document = try await gate.run(device) { try await Self.answer { try await pools.read { try await service.model(device: device, app: app) } } }
         return try JSONResponse.make(document)
     }
 

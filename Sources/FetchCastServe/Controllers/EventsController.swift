@@ -57,7 +57,7 @@ struct EventsController {
         let outcome: FetchCastService.IngestOutcome
         let trace = TraceOptions(maxDecodedBytes: maxDecodedBody, maxEvents: maxEvents)
         do {
-            outcome = try await pools.write { try service.ingest(file: spool.path, name: name, trace: trace, keepDuplicates: keepDuplicates) }
+            outcome = try await pools.write { try await service.ingest(file: spool.path, name: name, trace: trace, keepDuplicates: keepDuplicates) }
         } catch let error as TraceError {
             switch error.problem {
             case .decodedTooLarge(let limit):
@@ -77,7 +77,7 @@ struct EventsController {
             // Then the changed devices' saved schedulers are caught up, in the background.
             let pools = self.pools, warmup = self.warmup
             folds.schedule {
-                _ = try? await pools.write { try service.foldPending() }
+                _ = try? await pools.write { try await service.foldPending() }
                 warmup.schedule()
             }
         }

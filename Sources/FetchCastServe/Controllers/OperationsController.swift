@@ -37,7 +37,7 @@ struct OperationsController {
     @Sendable func ready(request: Request, context: Context) async throws -> Response {
         let service = self.service
         do {
-            try await pools.read { try service.checkReadable() }
+            try await pools.read { try await service.checkReadable() }
         } catch let error as StoreError where error.isUnavailable {
             throw APIError(.serviceUnavailable, "the store cannot be read: \(error)", headers: [.retryAfter: "1"])
         } catch {
@@ -48,7 +48,7 @@ struct OperationsController {
 
     /// Prometheus text exposition.
     @Sendable func metrics(request: Request, context: Context) async throws -> Response {
-        storeBytes.set(service.storeBytes)
+        await storeBytes.set(service.storeBytes)
         plansAhead.update(to: service.plansAnsweredAhead)
         let memory = service.plansInMemory
         plansFromMemory.update(to: memory.answered)

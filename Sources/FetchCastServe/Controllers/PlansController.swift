@@ -39,7 +39,7 @@ struct PlansController {
             .flatMap(DeliveryOptions.Kind.init(rawValue:)) ?? .direct
         let service = self.service
         let pools = self.pools
-        let past = try await pools.read { try service.devicesWithEvents(after: from) }
+        let past = try await pools.read { try await service.devicesWithEvents(after: from) }
         if past > maxPastDevices {
             throw APIError(
                 .badRequest,
@@ -47,7 +47,7 @@ struct PlansController {
                     + "so /v1/plans does it for at most \(maxPastDevices) devices; ask for a window that starts after the devices' last "
                     + "events (from=now, the default), or ask GET /v1/devices/{device}/plan?at=FROM for the devices you need")
         }
-        let sweep = try await pools.read { try service.sweep(
+        let sweep = try await pools.read { try await service.sweep(
             from: from, to: to, budget: budget, delivery: DeliveryOptions(kind: delivery), after: after, limit: limit) }
         // The first batch is planned before the first byte is sent: a deadline or a database
         // error there is still a 503 (or 500) with a JSON body, not a cut stream.

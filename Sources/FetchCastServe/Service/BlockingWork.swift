@@ -1,10 +1,10 @@
-/// Where the blocking parts of a plan asked from a task run (``FetchCastService/planWithNote(_:on:)``,
-/// ``FetchCastService/PlanSweep/next(on:)``): the server's threads (``BlockingPools``), or
-/// Dispatch's in process (``DispatchWork``).
+/// Where the store's work for a plan asked from a task runs (``FetchCastService/planWithNote(_:on:)``,
+/// ``FetchCastService/PlanSweep/next(on:)``): on the server's threads (``BlockingPools``), or in
+/// the calling task (``InlineWork``).
 package protocol BlockingWork: Sendable {
-    /// Runs `body`, which blocks on the store (a reader's connection), on a thread that may block.
-    func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
-    /// Runs a check of the store for the plans kept in memory (``PlansInMemory``), on a thread
-    /// of its own: not one of ``read(_:)``'s, which may all be waiting for that check.
-    func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T
+    /// Runs `body`, which reads the store (a reader's connection), where this work runs reads.
+    func read<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T
+    /// Runs a check of the store for the plans kept in memory (``PlansInMemory``): apart from
+    /// ``read(_:)``'s threads, which may all be busy with reads.
+    func check<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T
 }

@@ -25,8 +25,8 @@ extension FetchCastService {
     /// sweep's batches, the library): the device's plans kept ahead, from memory after a shared
     /// check (``PlansInMemory``) when this service keeps them there, else from the store, else
     /// planned from the device's model as `predict` does. A plan kept in memory waits for its
-    /// check without holding a thread; only what blocks runs on `work`'s threads (the check, and
-    /// a read from the store). A plan computed from the store gives its note from the same
+    /// check without holding a thread; the check and the reads of the store run where `work`
+    /// runs them. A plan computed from the store gives its note from the same
     /// snapshot, so the note never describes a state a later ingest made; a plan kept ahead reads
     /// the device's model only when it is empty and its table keeps nothing its note reads.
     package func planWithNote(_ request: PredictionRequest, on work: some BlockingWork) async throws -> (fetches: [Prediction], note: String?) {
@@ -42,36 +42,38 @@ extension FetchCastService {
         let asked = request
         guard let inMemory, let (name, start) = ModelRepository.keptAhead(request),
               let (planned, table) = try await keptInMemory([name], request: request, start: start, in: inMemory, on: work,
-                                                            read: { try self.withReader($0) })[0]
+                                                            read: { try await self.readers.with($0) })[0]
         else {
-            return try await work.read { try self.computed(asked, withNote: withNote) }
+            return try await work.read { try await self.computed(asked, withNote: withNote) }
         }
         answeredAhead.add(1, ordering: .relaxed)
         guard withNote, planned.isEmpty else { return (planned, nil) }
         if let note = noteFromTable(table, request: asked, start: start) { return (planned, note) }
-        return (planned, try await work.read { try self.noteReadingModel(asked, table: table, in: inMemory) })
+        return (planned, try await work.read { try await self.noteReadingModel(asked, table: table, in: inMemory) })
     }
 
     /// The plans kept ahead of the devices `names` for `request` (a request tables keep, from
     /// `start`), from `inMemory` after one check begun after this call, or read from the store on
     /// a reader `read` lends (``ModelRepository/precomputedPlanKeeping(_:)``); `nil` for a device
-    /// without one. The check runs on `work`'s thread for checks, the reads on its read threads.
+    /// without one. The check and the reads run where `work` runs them.
     func keptInMemory(
         _ names: [String], request: PredictionRequest, start: Double, in inMemory: PlansInMemory, on work: some BlockingWork,
-        read: @escaping @Sendable (_ body: (Reader) throws -> [(plan: [Prediction], table: KeptPlanTable)?]) throws
+        read: @escaping @Sendable (_ body: (StoreConnection) async throws -> [(plan: [Prediction], table: KeptPlanTable)?]) async throws
             -> [(plan: [Prediction], table: KeptPlanTable)?]
     ) async throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
         try await inMemory.keptPlans(
             devices: names, from: start, count: request.count,
-            check: { last in try await work.check { try self.checkChanges(last) } },
+            check: { last in try await work.check { try await self.checkChanges(last) } },
             read: { names in
                 try await work.read {
-                    try read { reader in
-                        try names.map { name in
+                    try await read { reader in
+                        var plans: [(plan: [Prediction], table: KeptPlanTable)?] = []
+                        for name in names {
                             var one = request
                             one.device = name
-                            return try reader.repository.precomputedPlanKeeping(one)
+                            plans.append(try await reader.repository.precomputedPlanKeeping(one))
                         }
+                        return plans
                     }
                 }
             })
@@ -79,22 +81,22 @@ extension FetchCastService {
 
     /// The plan of `request` (its `at` set) from the store: kept ahead there (when this service
     /// keeps none in memory), else planned from the device's model, as `predict` does.
-    private func computed(_ request: PredictionRequest, withNote: Bool) throws -> (fetches: [Prediction], note: String?) {
+    private func computed(_ request: PredictionRequest, withNote: Bool) async throws -> (fetches: [Prediction], note: String?) {
         guard let device = request.device else { throw ServiceError.unknownDevice("") }
-        return try withReader { reader in
-            if inMemory == nil, let (planned, facts) = try reader.repository.precomputedPlanNoting(request) {
+        return try await readers.with { reader in
+            if inMemory == nil, let (planned, facts) = try await reader.repository.precomputedPlanNoting(request) {
                 answeredAhead.add(1, ordering: .relaxed)
                 guard withNote, planned.isEmpty else { return (planned, nil) }
                 if let facts, facts.apply(from: request.at!) {
                     notedFromTables.add(1, ordering: .relaxed)
                     return (planned, sentence(request, facts))
                 }
-                return (planned, try note(request, snapshot: try reader.repository.refresh(devices: [device])))
+                return (planned, try await note(request, snapshot: try await reader.repository.refresh(devices: [device])))
             }
-            let snapshot = try reader.repository.refresh(devices: [device])
+            let snapshot = try await reader.repository.refresh(devices: [device])
             try Self.check(request, in: snapshot)
-            let planned = try Predictor.predict(request, snapshot: snapshot)
-            return (planned, withNote && planned.isEmpty ? try note(request, snapshot: snapshot) : nil)
+            let planned = try await Predictor.predict(request, snapshot: snapshot)
+            return (planned, withNote && planned.isEmpty ? try await note(request, snapshot: snapshot) : nil)
         }
     }
 
@@ -108,14 +110,14 @@ extension FetchCastService {
 
     /// The note of an empty plan `table` answered (a table saved without what its note reads,
     /// format 4), read from the device's model, and kept with the table.
-    private func noteReadingModel(_ request: PredictionRequest, table: KeptPlanTable, in inMemory: PlansInMemory) throws -> String {
+    private func noteReadingModel(_ request: PredictionRequest, table: KeptPlanTable, in inMemory: PlansInMemory) async throws -> String {
         let device = request.device!
-        return try withReader { reader in
-            let snapshot = try reader.repository.refresh(devices: [device])
+        return try await readers.with { reader in
+            let snapshot = try await reader.repository.refresh(devices: [device])
             if let latest = snapshot.device(named: device).flatMap({ snapshot.models[$0] }) {
                 inMemory.keepNote(EmptyPlanNote.Facts(latest), device: device, table: table)
             }
-            return try note(request, snapshot: snapshot)
+            return try await note(request, snapshot: snapshot)
         }
     }
 
@@ -124,19 +126,19 @@ extension FetchCastService {
     }
 
     /// The note from the model the plan was made from: the device's events before the plan's start.
-    private func note(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) throws -> String {
-        let id = snapshot.device(named: request.device!)
-        let model = try id.flatMap { id in try request.at.flatMap { try snapshot.model(of: id, before: $0) } ?? snapshot.models[id] }
+    private func note(_ request: PredictionRequest, snapshot: ModelRepository.Snapshot) async throws -> String {
+        var model: DeviceModel?
+        if let id = snapshot.device(named: request.device!) {
+            model = snapshot.models[id]
+            if let at = request.at, let before = try await snapshot.model(of: id, before: at) { model = before }
+        }
         return sentence(request, model.map(EmptyPlanNote.Facts.init))
     }
 
     /// What changed in the store since its last event was `last` (``ModelRepository/changesSince(_:)``),
     /// on a connection of its own: plans waiting for the check hold no reader.
-    func checkChanges(_ last: Int64) throws -> ModelRepository.PlanChanges? {
-        try checker.withLock { checker in
-            if checker == nil { checker = Checker(store: try storage.open(false)) }
-            return try checker!.repository.changesSince(last)
-        }
+    func checkChanges(_ last: Int64) async throws -> ModelRepository.PlanChanges? {
+        try await checker.with { try await $0.repository.changesSince(last) }
     }
 
     /// Plans kept ahead held in memory: how many tables, about how many bytes, plans answered

@@ -16,10 +16,9 @@ import Darwin
 ///
 /// It knows nothing of HTTP (`fetchcast serve` is one transport over it), nor of the engine:
 /// it opens its connections through a ``ServiceStorage`` (an SQLite file, or a PostgreSQL
-/// database that several services may share). Every method blocks on the store: call it from a
-/// thread that may block, not from an event loop; but the plans (``planWithNote(_:on:)``,
-/// ``PlanSweep/next(on:)``) and ``preloadPlans(on:shouldStop:)``, which a task calls, and which
-/// run only what blocks on the threads they are given.
+/// database that several services may share). Every method is asynchronous: on PostgreSQL a
+/// round trip suspends the calling task, and on SQLite a read runs on the thread the task is on
+/// (a server runs them on its pools' threads, ``BlockingPools``, not on the event loops).
 ///
 /// Plans come from exactly the code `fetchcast predict` runs (``ModelRepository`` and
 /// ``Predictor/predict(_:snapshot:)``), ingests from the code `fetchcast ingest` runs
@@ -27,7 +26,7 @@ import Darwin
 ///
 /// Concurrency: one writer connection, serialized, with `PRAGMA synchronous=FULL` so that a
 /// committed ingest survives power loss; any number of reader connections (a pool: one per
-/// thread that plans at a time), each with its own ``ModelRepository``. The store is in WAL
+/// task that plans at a time, ``StoreConnections``), each with its own ``ModelRepository``. The store is in WAL
 /// mode, so readers see the last committed snapshot and never wait for an ingest in progress.
 /// The writer folds new events into the saved model (``foldPending()``, right after an ingest;
 /// only the devices with new events are folded, see ``ModelRepository``). Readers never fold
@@ -40,8 +39,10 @@ package final class FetchCastService: Sendable {
     package let path: String
     /// How connections to the store are opened.
     let storage: ServiceStorage
-    private let writer: Mutex<Writer>
-    private let readers = Mutex<[Reader]>([])
+    /// The writer's connection: ingests and folds, one at a time.
+    private let writer: StoreConnections
+    /// The readers' connections, at most ``ServiceStorage/maxReaders`` in use.
+    let readers: StoreConnections
     /// Decoded device state shared by the readers, for the current saved fold.
     private let cache = ModelCache()
     /// Caught-up schedulers shared by the readers (a device planned again, or after its own new
@@ -54,33 +55,60 @@ package final class FetchCastService: Sendable {
     let notedFromTables = Atomic<Int>(0)
     /// Plans kept ahead in memory too (a store a round trip away), or `nil`.
     let inMemory: PlansInMemory?
-    /// Readers in use at most (``ServiceStorage/maxReaders``), or `nil`: no limit.
-    private let readerTurns: FairTurns?
-    /// The connection their checks run on (opened on first use; one check at a time).
-    let checker = Mutex<Checker?>(nil)
+    /// The connection the checks of the plans in memory run on (opened on first use; one check
+    /// at a time): plans waiting for a check hold no reader.
+    let checker: StoreConnections
     /// The warm-up's connection (opened on first use), apart from the writer's so that an
     /// ingest never waits for a warm-up, and from the readers' so that plans never do.
-    private let warmer = Mutex<Warmer?>(nil)
+    private let warmer: StoreConnections
 
     /// Opens (creating when missing) the SQLite store at `path`.
     /// - Parameters:
     ///   - path: The store file.
     ///   - now: The clock (Unix seconds) for plans asked without `at` and for ingest times.
     /// - Throws: ``StoreError`` when the store cannot be opened.
-    package convenience init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) throws {
-        try self.init(storage: .sqlite(path: path), now: now)
+    package convenience init(path: String, now: @escaping @Sendable () -> Double = WallClock.now) async throws {
+        try await self.init(storage: .sqlite(path: path), now: now)
     }
 
     /// Opens the store `storage` names (on either engine): its writer's connection now, the
     /// others as they are needed.
     /// - Throws: ``StoreError`` when the store cannot be opened.
-    package init(storage: ServiceStorage, now: @escaping @Sendable () -> Double = WallClock.now) throws {
+    package init(storage: ServiceStorage, now: @escaping @Sendable () -> Double = WallClock.now) async throws {
         self.path = storage.location
         self.storage = storage
         self.now = now
-        writer = Mutex(Writer(store: try storage.open(true)))
+        let store = try await storage.open(true)
+        writer = StoreConnections(limit: 1, opened: StoreConnection(store: store, repository: ModelRepository(modelStore: store))) {
+            let store = try await storage.open(true)
+            return StoreConnection(store: store, repository: ModelRepository(modelStore: store))
+        }
         inMemory = storage.plansInMemoryBytes > 0 ? PlansInMemory(capacityBytes: storage.plansInMemoryBytes) : nil
-        readerTurns = storage.maxReaders.map { FairTurns(count: $0) }
+        let (cache, schedulers) = (cache, schedulers)
+        readers = StoreConnections(limit: storage.maxReaders) {
+            let store = try await storage.open(false)
+            let repository = ModelRepository(modelStore: store)
+            repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
+            repository.savesSchedulers = false  // the warm-up saves them, off the request path
+            repository.cache = cache
+            repository.schedulerCache = schedulers
+            return StoreConnection(store: store, repository: repository)
+        }
+        checker = StoreConnections(limit: 1) {
+            let store = try await storage.open(false)
+            return StoreConnection(store: store, repository: ModelRepository(modelStore: store))
+        }
+        warmer = StoreConnections(limit: 1) {
+            // Reads like a reader, saves caught-up schedulers (at the CLI's durability: they are
+            // derived, and rebuilt when lost).
+            let store = try await storage.open(false)
+            let repository = ModelRepository(modelStore: store)
+            repository.savesFolds = false  // the writer folds
+            repository.cache = cache
+            // Its schedulers go to the store, not to the readers' memory.
+            repository.schedulerCache = SchedulerCache(capacityBytes: 0)
+            return StoreConnection(store: store, repository: repository)
+        }
     }
 
     // MARK: Ingest
@@ -112,15 +140,18 @@ package final class FetchCastService: Sendable {
     /// - Throws: ``TraceError`` for bad input, with `file` set to `name` (nothing is stored);
     ///   ``StoreError`` when the store fails.
     /// - Complexity: O(rows); ingests run one at a time.
-    package func ingest(file: String, name: String, trace: TraceOptions = TraceOptions(), keepDuplicates: Bool = false) throws -> IngestOutcome {
-        try writer.withLock { writer in
+    package func ingest(
+        file: String, name: String, trace: TraceOptions = TraceOptions(), keepDuplicates: Bool = false
+    ) async throws -> IngestOutcome {
+        let now = self.now
+        return try await writer.with { writer in
             // Never start an ingest while the model is behind (see the type's discussion).
-            _ = try writer.repository.refresh(devices: [])
+            _ = try await writer.repository.refresh(devices: [])
             var options = IngestOptions(trace: trace, now: now)
             options.recordsEmptyFiles = false
             options.keepsDuplicates = keepDuplicates
             do {
-                let result = try writer.store.ingest(path: file, name: name, options: options)
+                let result = try await writer.store.ingest(path: file, name: name, options: options)
                 return IngestOutcome(events: result.events, duplicate: result.status == .alreadyIngested,
                                      duplicates: result.duplicates, file: result.sha256)
             } catch var error as TraceError {
@@ -133,8 +164,8 @@ package final class FetchCastService: Sendable {
     /// Folds the events ingested since the last fold into the model, on the writer connection;
     /// call it after an ingest, off the request's path. Does nothing when the model is current.
     /// - Complexity: O(new events + devices × apps) when there are new events.
-    package func foldPending() throws {
-        try writer.withLock { writer in _ = try writer.repository.refresh(devices: []) }
+    package func foldPending() async throws {
+        try await writer.with { writer in _ = try await writer.repository.refresh(devices: []) }
     }
 
     /// Saves, for every device whose saved scheduler is missing or behind its events, the
@@ -147,27 +178,26 @@ package final class FetchCastService: Sendable {
     /// - Complexity: every device after a new prior epoch (each one's history replayed), else the
     ///   devices with events since the last complete pass.
     @discardableResult
-    package func keepSchedulersCurrent(shouldStop: @escaping @Sendable () -> Bool = { false }) throws -> ModelRepository.WarmOutcome {
-        try warmer.withLock { warmer in
-            if warmer == nil { warmer = Warmer(store: try storage.open(false), cache: cache) }
-            return try warmer!.repository.keepSchedulersCurrent(shouldStop: shouldStop)
-        }
+    package func keepSchedulersCurrent(shouldStop: @escaping @Sendable () -> Bool = { false }) async throws -> ModelRepository.WarmOutcome {
+        try await warmer.with { warmer in try await warmer.repository.keepSchedulersCurrent(shouldStop: shouldStop) }
     }
 
     /// Loads the plans kept ahead into this process's memory, when it keeps them there
     /// (``ServiceStorage/plansInMemoryBytes``) and holds none (at start, and after a new prior
     /// epoch emptied it): a page of tables at a time, until the memory is full. Call it after a
     /// complete ``keepSchedulersCurrent(shouldStop:)`` pass, off the request path; answers do not
-    /// change, only how many are answered without a round trip. The check runs on `work`'s
-    /// thread for checks, each page on one of its read threads.
+    /// change, only how many are answered without a round trip. The check runs where `work` runs
+    /// checks, each page where it runs reads.
     /// - Parameter shouldStop: Asked between pages (a shutdown).
     /// - Returns: The tables loaded (0 when it keeps none in memory, or already held some).
     @discardableResult
     package func preloadPlans(on work: some BlockingWork, shouldStop: @escaping @Sendable () -> Bool = { false }) async throws -> Int {
         guard let inMemory else { return 0 }
         return try await inMemory.preload(
-            check: { last in try await work.check { try self.checkChanges(last) } },
-            page: { after in try await work.read { try self.withReader { try $0.repository.planTablePage(after: after, limit: Self.preloadPage) } } },
+            check: { last in try await work.check { try await self.checkChanges(last) } },
+            page: { after in
+                try await work.read { try await self.readers.with { try await $0.repository.planTablePage(after: after, limit: Self.preloadPage) } }
+            },
             shouldStop: shouldStop)
     }
 
@@ -192,13 +222,13 @@ package final class FetchCastService: Sendable {
     package func sweep(
         from: Double, to: Double, budget: Double, delivery: DeliveryOptions? = nil, batchSize: Int = 256, after: String? = nil,
         limit: Int = .max
-    ) throws -> PlanSweep {
-        let reader = try takeReader()
+    ) async throws -> PlanSweep {
+        let reader = try await readers.take()
         do {
             // The same calls `ModelRepository.forEachBatch` makes, one batch per `next()`, so that
             // a transport can write each batch before the next is planned: batches of ids in the
             // names' byte order (a set of names would merge canonically equivalent ids).
-            let names = try reader.repository.refresh(ids: []).deviceNames
+            let names = try await reader.repository.refresh(ids: []).deviceNames
             var ids = names.keys.sorted { ModelRepository.precedes(names[$0]!, names[$1]!) }
             if let after { ids.removeAll { !ModelRepository.precedes(after, names[$0]!) } }
             let page = ids.prefix(max(1, limit))
@@ -206,17 +236,17 @@ package final class FetchCastService: Sendable {
                 service: self, reader: reader, devices: page.map { ($0, names[$0]!) }, from: from, to: to, budget: budget,
                 delivery: delivery, batchSize: max(1, batchSize), nextAfter: page.count < ids.count ? page.last.map { names[$0]! } : nil)
         } catch {
-            giveBack(reader)
+            readers.giveBack(reader)
             throw error
         }
     }
 
     /// A sweep over every device's plan, batch by batch (see ``FetchCastService/sweep(from:to:budget:batchSize:)``).
     package final class PlanSweep: @unchecked Sendable {
-        // Used by one task at a time (a transport calls `next(on:)` from one task): its reader is
-        // one connection, which one thread at a time may use.
+        // Unchecked: used by one task at a time (a transport calls `next(on:)` from one task), which
+        // the compiler cannot see; its reader is one connection, which one task at a time may use.
         private let service: FetchCastService
-        private var reader: Reader?
+        private var reader: StoreConnection?
         /// Every device's id and name, in the names' byte order.
         private let devices: [(id: Int64, name: String)]
         private let request: PredictionRequest
@@ -227,7 +257,7 @@ package final class FetchCastService: Sendable {
         package let nextAfter: String?
 
         fileprivate init(
-            service: FetchCastService, reader: Reader, devices: [(id: Int64, name: String)], from: Double, to: Double, budget: Double,
+            service: FetchCastService, reader: StoreConnection, devices: [(id: Int64, name: String)], from: Double, to: Double, budget: Double,
             delivery: DeliveryOptions?, batchSize: Int, nextAfter: String?
         ) {
             self.nextAfter = nextAfter
@@ -243,7 +273,7 @@ package final class FetchCastService: Sendable {
             self.request = request
         }
 
-        deinit { if let reader { service.giveBack(reader) } }
+        deinit { if let reader { service.readers.giveBack(reader) } }
 
         /// The next batch's fetches in [`from`, `to`), or `nil` when every device was planned.
         /// A device's plan kept ahead answers for it when it applies, from where
@@ -251,7 +281,7 @@ package final class FetchCastService: Sendable {
         /// together, as `predict` does. What blocks runs on `work`'s threads.
         package func next(on work: some BlockingWork) async throws -> [Prediction]? {
             guard let reader, start < devices.count else {
-                if let reader { service.giveBack(reader) }
+                if let reader { service.readers.giveBack(reader) }
                 self.reader = nil
                 return nil
             }
@@ -263,30 +293,30 @@ package final class FetchCastService: Sendable {
             if let inMemory = service.inMemory, let (_, start) = ModelRepository.keptAhead(probe) {
                 // From memory after one check for the batch (a round trip saved a device).
                 kept = try await service.keptInMemory(
-                    batch.map(\.name), request: request, start: start, in: inMemory, on: work, read: { try $0(reader) }
+                    batch.map(\.name), request: request, start: start, in: inMemory, on: work, read: { try await $0(reader) }
                 ).map { $0?.plan }
             }
             let (request, service, known) = (self.request, self.service, kept)
-            let planned = try await work.read { () throws -> [[Prediction]] in
+            let planned = try await work.read { () async throws -> [[Prediction]] in
                 var plans = known
                 var rest: [Int] = []
                 for (i, (_, name)) in batch.enumerated() where plans[i] == nil {
                     var one = request
                     one.device = name
                     // Kept in the store (a service that keeps none in memory).
-                    if service.inMemory == nil, let plan = try reader.repository.precomputedPlan(one) {
+                    if service.inMemory == nil, let plan = try await reader.repository.precomputedPlan(one) {
                         plans[i] = plan
                     } else {
                         rest.append(i)
                     }
                 }
                 if !rest.isEmpty {
-                    let snapshot = try reader.repository.refresh(ids: Set(rest.map { batch[$0].id }))
+                    let snapshot = try await reader.repository.refresh(ids: Set(rest.map { batch[$0].id }))
                     for i in rest {
                         try WorkDeadline.checkCurrent()
                         var one = request
                         one.device = snapshot.deviceNames[batch[i].id]
-                        plans[i] = try Predictor.predict(one, snapshot: snapshot)
+                        plans[i] = try await Predictor.predict(one, snapshot: snapshot)
                     }
                 }
                 service.answeredAhead.add(batch.count - rest.count, ordering: .relaxed)
@@ -307,22 +337,22 @@ package final class FetchCastService: Sendable {
     // MARK: Devices and models
 
     /// One page of devices in name order, after `after`.
-    package func devices(after: String?, limit: Int) throws -> [DeviceListing] {
-        try withReader { try $0.store.deviceSummaries(after: after, limit: limit) }
+    package func devices(after: String?, limit: Int) async throws -> [DeviceListing] {
+        try await readers.with { try await $0.store.deviceSummaries(after: after, limit: limit) }
     }
 
     /// How many devices have an event after `time` (Unix seconds): those a plan from `time`
     /// replays from the start of their history instead of going on from a saved scheduler.
     /// - Complexity: one pass over the store's per-file counts.
-    package func devicesWithEvents(after time: Double) throws -> Int64 {
-        try withReader { try $0.store.devicesWithEvents(after: Int64((time * 1_000_000).rounded(.down))) }
+    package func devicesWithEvents(after time: Double) async throws -> Int64 {
+        try await readers.with { try await $0.store.devicesWithEvents(after: Int64((time * 1_000_000).rounded(.down))) }
     }
 
     /// What `fetchcast model --device D [--app A]` shows, as a value.
     /// - Throws: ``ServiceError/unknownDevice(_:)`` or ``ServiceError/unknownApp(_:)``.
-    package func model(device: String, app: String?) throws -> ModelDocument {
-        try withReader { reader in
-            let snapshot = try reader.repository.refresh(devices: [device])
+    package func model(device: String, app: String?) async throws -> ModelDocument {
+        try await readers.with { reader in
+            let snapshot = try await reader.repository.refresh(devices: [device])
             try Self.check(PredictionRequest(device: device, app: app), in: snapshot)
             return try ModelView(snapshot: snapshot, device: device, app: app).document()
         }
@@ -331,88 +361,14 @@ package final class FetchCastService: Sendable {
     // MARK: Health
 
     /// Throws unless the store can be read.
-    package func checkReadable() throws {
-        _ = try withReader { try $0.store.lastEventID() }
+    package func checkReadable() async throws {
+        _ = try await readers.with { try await $0.store.lastEventID() }
     }
 
     /// Bytes the store takes: the database file and its write-ahead log, or the PostgreSQL
     /// database's size.
     package var storeBytes: Int64 {
-        (try? withReader { $0.store.storeBytes }) ?? 0
-    }
-
-    // MARK: Connections
-
-    private struct Writer {
-        let store: any ServiceStore
-        let repository: ModelRepository
-
-        init(store: any ServiceStore) {
-            self.store = store
-            repository = ModelRepository(modelStore: store)
-        }
-    }
-
-    /// A reader connection and its repository, used by one thread at a time.
-    final class Reader: @unchecked Sendable {
-        let store: any ServiceStore
-        let repository: ModelRepository
-
-        init(store: any ServiceStore, cache: ModelCache, schedulers: SchedulerCache) {
-            self.store = store
-            repository = ModelRepository(modelStore: store)
-            repository.savesFolds = false  // the writer folds; a reader brings its devices up to date in memory
-            repository.savesSchedulers = false  // the warm-up saves them, off the request path
-            repository.cache = cache
-            repository.schedulerCache = schedulers
-        }
-    }
-
-    /// The connection plans kept in memory check the store on.
-    final class Checker {  // used under the service's lock (in its `Mutex`)
-        let repository: ModelRepository
-
-        init(store: any ServiceStore) { repository = ModelRepository(modelStore: store) }
-    }
-
-    /// The warm-up's connection: reads like a reader, saves caught-up schedulers (at the CLI's
-    /// durability: they are derived, and rebuilt when lost).
-    private final class Warmer {  // used under the service's lock (in its `Mutex`)
-        let store: any ServiceStore
-        let repository: ModelRepository
-
-        init(store: any ServiceStore, cache: ModelCache) {
-            self.store = store
-            repository = ModelRepository(modelStore: store)
-            repository.savesFolds = false  // the writer folds
-            repository.cache = cache
-            // Its schedulers go to the store, not to the readers' memory.
-            repository.schedulerCache = SchedulerCache(capacityBytes: 0)
-        }
-    }
-
-    /// A pooled reader, or a new one when every pooled reader is in use.
-    /// Waits while ``ServiceStorage/maxReaders`` readers are in use.
-    private func takeReader() throws -> Reader {
-        readerTurns?.take()
-        if let reader = readers.withLock({ $0.popLast() }) { return reader }
-        do {
-            return Reader(store: try storage.open(false), cache: cache, schedulers: schedulers)
-        } catch {
-            readerTurns?.giveBack()
-            throw error
-        }
-    }
-
-    fileprivate func giveBack(_ reader: Reader) {
-        readers.withLock { $0.append(reader) }
-        readerTurns?.giveBack()
-    }
-
-    func withReader<T>(_ body: (Reader) throws -> T) throws -> T {
-        let reader = try takeReader()
-        defer { giveBack(reader) }
-        return try body(reader)
+        get async { (try? await readers.with { await $0.store.storeBytes }) ?? 0 }
     }
 
     static func check(_ request: PredictionRequest, in snapshot: ModelRepository.Snapshot) throws {

@@ -8,9 +8,10 @@ import Foundation
 /// /v1/devices/{device}/plan` answers, from the same code (`FetchCastService`), which is the code
 /// `fetchcast evaluate` scores.
 ///
-/// What blocks (SQLite's reads, PostgreSQL's round trips, replaying a device's history) runs on
-/// threads of the planner's own, never on the tasks' cooperative threads, which the engine's own
-/// tasks need: unlike `ModelRepository`, a planner may be used from any task. On PostgreSQL
+/// The store's work (SQLite's reads, replaying a device's history) runs on threads of the
+/// planner's own, not on the tasks' few cooperative threads, and a round trip to PostgreSQL holds
+/// no thread: a planner may be used from many tasks at once, where a `ModelRepository` serves one
+/// task at a time. On PostgreSQL
 /// the plans kept ahead are held in memory and answered after one check of the database shared
 /// by every plan asked meanwhile, as `fetchcast serve` answers them; a plan includes every event
 /// committed before it was asked, whichever process ingested it.
@@ -38,7 +39,7 @@ public final class Planner: Sendable {
         let work = BlockingPools(readThreads: threads ?? configuration.readThreads, deadline: nil)
         let service: FetchCastService
         do {
-            service = try await work.read { try FetchCastService(storage: storage) }
+            service = try await work.read { try await FetchCastService(storage: storage) }
         } catch {
             _ = await work.stop()
             throw error

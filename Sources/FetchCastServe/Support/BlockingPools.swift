@@ -3,15 +3,23 @@ import Hummingbird
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
-/// The threads that may block on the store, apart from the event loops: one for ingests (they
-/// are serialized anyway), several for reads, so that plans never queue behind an ingest, and
-/// one for the checks of the plans kept in memory (one at a time anyway), which reads may wait for.
-/// The server's, with a deadline; a ``Planner``'s, without.
+/// The threads the store's work runs on, apart from the event loops: one for ingests (they are
+/// serialized anyway), several for reads, so that plans never queue behind an ingest, and one for
+/// the checks of the plans kept in memory (one at a time anyway), which reads may wait for. Work
+/// runs as a task preferring a pool's threads (``ThreadPoolExecutor``): SQLite's reads and a
+/// catch-up's replay run there, and on PostgreSQL the task gives its thread up at each round trip
+/// (no thread waits for the database). The server's, with a deadline; a ``Planner``'s, without.
 package final class BlockingPools: Service, BlockingWork {
     let reads: NIOThreadPool
     let writes: NIOThreadPool
     let checks: NIOThreadPool
+    private let readExecutor: ThreadPoolExecutor
+    private let writeExecutor: ThreadPoolExecutor
+    private let checkExecutor: ThreadPoolExecutor
+    /// Set by ``stop()``: work asked for afterwards is refused, as a stopped pool refuses it.
+    private let stopped = Atomic(false)
     /// How long a read may take from its arrival, the wait for a thread included; `nil`: as long
     /// as it takes (a library caller cancels its own tasks).
     let deadline: Duration?
@@ -28,32 +36,38 @@ package final class BlockingPools: Service, BlockingWork {
         reads.start()
         writes.start()
         checks.start()
+        readExecutor = ThreadPoolExecutor(reads)
+        writeExecutor = ThreadPoolExecutor(writes)
+        checkExecutor = ThreadPoolExecutor(checks)
     }
 
-    /// Runs a blocking read under a ``WorkDeadline`` of `deadline` from now: not at all when
-    /// it waited for a thread past it, and stopped at the read's next check when it runs past
-    /// it (or when the calling task is cancelled); either way a `503` with `Retry-After`.
-    package func read<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await run(body, on: reads)
+    /// Runs a read under a ``WorkDeadline`` of `deadline` from now: not at all when it waited
+    /// for a thread past it, and stopped at the read's next check when it runs past it (or when
+    /// the calling task is cancelled); either way a `503` with `Retry-After`.
+    package func read<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await run(body, on: readExecutor)
     }
 
     /// Runs a check of the store for the plans kept in memory under a ``WorkDeadline`` of
     /// `deadline`, as ``read(_:)`` runs a read; but not stopped when the task that runs it is
     /// cancelled (its client gone): the plans waiting for it are other requests'.
-    package func check<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await run(body, on: checks, stoppedWithItsTask: false)
+    package func check<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await run(body, on: checkExecutor, stoppedWithItsTask: false)
     }
 
+    /// Runs `body` in the calling task, preferring `executor`'s threads: its synchronous parts
+    /// run there, and a round trip to PostgreSQL gives the thread up until it is answered.
     private func run<T: Sendable>(
-        _ body: @escaping @Sendable () throws -> T, on pool: NIOThreadPool, stoppedWithItsTask: Bool = true
+        _ body: @escaping @Sendable () async throws -> T, on executor: ThreadPoolExecutor, stoppedWithItsTask: Bool = true
     ) async throws -> T {
-        guard let deadline else { return try await pool.runIfActive(body) }
+        guard !stopped.load(ordering: .acquiring) else { throw NIOThreadPoolError.ThreadPoolInactive() }
+        guard let deadline else { return try await withTaskExecutorPreference(executor, operation: body) }
         let work = WorkDeadline(limit: deadline)
         let running = {
-            try await pool.runIfActive {
-                try WorkDeadline.$current.withValue(work) {
+            try await withTaskExecutorPreference(executor) {
+                try await WorkDeadline.$current.withValue(work) {
                     try WorkDeadline.checkCurrent()
-                    return try body()
+                    return try await body()
                 }
             }
         }
@@ -65,9 +79,10 @@ package final class BlockingPools: Service, BlockingWork {
         }
     }
 
-    /// Runs a blocking write.
-    func write<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await writes.runIfActive(body)
+    /// Runs a write (an ingest, a fold) on the thread for writes.
+    func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard !stopped.load(ordering: .acquiring) else { throw NIOThreadPoolError.ThreadPoolInactive() }
+        return try await withTaskExecutorPreference(writeExecutor, operation: body)
     }
 
     /// How long a stop waits for the pools' running work (both pools stop at once).
@@ -88,6 +103,7 @@ package final class BlockingPools: Service, BlockingWork {
     /// Stops the threads of every pool at once, waiting at most ``stopWait`` for the work they
     /// run; whether they all stopped.
     package func stop() async -> Bool {
+        stopped.store(true, ordering: .releasing)
         async let readsStopped = reads.stop(within: Self.stopWait)
         async let writesStopped = writes.stop(within: Self.stopWait)
         async let checksStopped = checks.stop(within: Self.stopWait)

@@ -27,6 +27,8 @@ final class SchedulerWarmup: Service, Sendable {
     private let work: any BlockingWork
     private let enabled: Bool
     private let thread = NIOThreadPool(numberOfThreads: 1)
+    /// Runs the passes' tasks on ``thread``.
+    private let executor: ThreadPoolExecutor
     /// Whether a pass runs, and whether another was asked for meanwhile.
     private let state = Mutex(OneAtATime())
     /// The same for the loads of plans into memory.
@@ -47,23 +49,23 @@ final class SchedulerWarmup: Service, Sendable {
         self.preloaded = preloaded
         self.logger = logger
         thread.start()
+        executor = ThreadPoolExecutor(thread)
+        thread.submit { _ in Self.lowerPriority() }
     }
 
     /// Asks for a pass (runs now, or once after the running one).
     func schedule() {
         guard enabled, !stopping.load(ordering: .relaxed) else { return }
         guard state.withLock({ $0.ask() }) else { return }
-        thread.submit { [self] work in
-            guard work == .active else { return state.withLock { $0.running = false } }
-            Self.lowerPriority()
-            repeat { pass() } while state.withLock { $0.again(unless: stopping.load(ordering: .relaxed)) }
+        Task(executorPreference: executor) { [self] in
+            repeat { await pass() } while state.withLock { $0.again(unless: stopping.load(ordering: .relaxed)) }
         }
     }
 
-    private func pass() {
+    private func pass() async {
         let started = ContinuousClock.now
         do {
-            let outcome = try service.keepSchedulersCurrent(shouldStop: { [self] in stopping.load(ordering: .relaxed) })
+            let outcome = try await service.keepSchedulersCurrent(shouldStop: { [self] in stopping.load(ordering: .relaxed) })
             saved.increment(by: Int64(outcome.saved))
             if outcome.saved > 0 {
                 logger.info("schedulers kept current", metadata: [
@@ -126,7 +128,12 @@ final class SchedulerWarmup: Service, Sendable {
         schedule()
         try? await gracefulShutdown()
         stopping.store(true, ordering: .relaxed)
-        if await !thread.stop(within: Self.stopWait) {
+        // The pass's task may be waiting for the database, off the thread: waited for first.
+        let deadline = ContinuousClock.now + Self.stopWait
+        while state.withLock({ $0.running }), ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
+        }
+        if await !thread.stop(within: max(.zero, deadline - ContinuousClock.now)) || state.withLock({ $0.running }) {
             logger.notice("the scheduler warm-up did not stop within \(Self.stopWait); stopping without it (the next start saves its schedulers again)")
         }
     }

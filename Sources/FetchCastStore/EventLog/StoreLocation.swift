@@ -55,12 +55,12 @@ public struct StoreLocation: Sendable, CustomStringConvertible {
     }
 
     /// Opens a connection for the model layer (an existing store; an older PostgreSQL schema is
-    /// upgraded). It waits for the engine on the calling thread: not from a Swift concurrency task.
+    /// upgraded).
     /// - Throws: ``StoreError`` when the store does not exist (an SQLite store's missing file is
     ///   an error, as a PostgreSQL database without FetchCast's tables is, not an empty store).
-    package func openModelStore() throws -> any ModelStore {
+    package func openModelStore() async throws -> any ModelStore {
         if let filePath { try Self.requireFile(filePath) }
-        return try storage.open(false)
+        return try await storage.open(false)
     }
 
     /// A missing file is an error: a mistyped path must not read as an empty store.

@@ -12,16 +12,16 @@ import Darwin
 package protocol ServiceStore: ModelStore {
     /// Appends one trace file as `fetchcast ingest` does, in one transaction durable at commit.
     /// - Throws: `TraceError` for bad input (nothing is stored), ``StoreError`` when the engine fails.
-    func ingest(path: String, name: String, options: IngestOptions) throws -> FileIngestResult
+    func ingest(path: String, name: String, options: IngestOptions) async throws -> FileIngestResult
 
     /// Devices in name order (bytewise), after `after` when given, at most `limit` of them.
-    func deviceSummaries(after: String?, limit: Int) throws -> [DeviceListing]
+    func deviceSummaries(after: String?, limit: Int) async throws -> [DeviceListing]
 
     /// How many devices have an event after `micros` (Unix microseconds, UTC).
-    func devicesWithEvents(after micros: Int64) throws -> Int64
+    func devicesWithEvents(after micros: Int64) async throws -> Int64
 
     /// Bytes the store takes (its files, or its database); 0 when unknown.
-    var storeBytes: Int64 { get }
+    var storeBytes: Int64 { get async }
 }
 
 /// How a service opens its connections to one store: one to write (ingest and fold), then one
@@ -30,7 +30,7 @@ package struct ServiceStorage: Sendable {
     /// Where the store is, for messages (a path, or a URL without its password).
     package var location: String
     /// Opens a connection; `writer` for the one that ingests and folds.
-    package var open: @Sendable (_ writer: Bool) throws -> any ServiceStore
+    package var open: @Sendable (_ writer: Bool) async throws -> any ServiceStore
     /// About how many bytes of plans kept ahead a service keeps in memory, answering from them
     /// after one shared check of the store: for a store a round trip away (0: none, every plan
     /// reads the store).
@@ -40,7 +40,7 @@ package struct ServiceStorage: Sendable {
     package var maxReaders: Int?
 
     /// Creates storage from an opener.
-    package init(location: String, open: @escaping @Sendable (_ writer: Bool) throws -> any ServiceStore) {
+    package init(location: String, open: @escaping @Sendable (_ writer: Bool) async throws -> any ServiceStore) {
         self.location = location
         self.open = open
     }

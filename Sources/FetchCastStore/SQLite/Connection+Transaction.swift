@@ -32,6 +32,26 @@ extension Connection {
         return value
     }
 
+    /// ``transaction(_:storeError:_:)`` for a body that awaits (the model layer, which reaches
+    /// every engine through the same asynchronous seam): on this engine nothing in it suspends.
+    func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
+        try execute(mode.rawValue)
+        let value: T
+        do {
+            value = try await body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        return value
+    }
+
     /// Runs `body` in a transaction whose only failures are the store's.
     func transaction<T>(_ mode: TransactionMode, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try transaction(mode, storeError: { $0 }, body)

@@ -178,4 +178,15 @@ public final class Store {
         if connection.inTransaction { return try body() }
         return try connection.transaction(.deferred, storeError: { $0 }, body)
     }
+
+    /// ``writeTransaction(_:)-(()->T)`` for the model layer's bodies, which await the seam.
+    package func writeTransaction<T>(_ body: () async throws -> T) async throws -> T {
+        try await connection.transaction(.immediate, body)
+    }
+
+    /// ``readTransaction(_:)-(()->T)`` for the model layer's bodies, which await the seam.
+    package func readTransaction<T>(_ body: () async throws -> T) async throws -> T {
+        if connection.inTransaction { return try await body() }
+        return try await connection.transaction(.deferred, body)
+    }
 }

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 extension FetchCast {
-    struct Bench: ParsableCommand {
+    struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bench",
             abstract: "Measure fetchcast against reference tools in the same run, and print ratios.",
@@ -122,7 +122,7 @@ extension FetchCast {
         /// The trace `bench predict` and `bench serve` read.
         var tracePath: String { trace ?? "Data/ubiqlog-sample.csv.gz" }
 
-        func run() throws {
+        func run() async throws {
             var err = FileSink.standardError()
             if target == "predict", access(tracePath, R_OK) != 0 {
                 let hint = trace == nil ? " (the default, relative to a FetchCast clone)" : ""
@@ -146,11 +146,11 @@ extension FetchCast {
             }
             let sizes = sizeList.split(separator: ",").compactMap { Int($0) }
             if target == "predict" {
-                try runPredict(directory: dir, log: &err)
+                try await runPredict(directory: dir, log: &err)
                 return
             }
             if target == "serve" {
-                try runServe(rows: sizes.first ?? 1_000_000, directory: dir, log: &err)
+                try await runServe(rows: sizes.first ?? 1_000_000, directory: dir, log: &err)
                 return
             }
             if target == "restart", let db, let restartCommand {
@@ -172,13 +172,14 @@ extension FetchCast {
             }
             if target == "seam" {
                 let r: SeamBenchmark.Result
-                do { r = try SeamBenchmark.run(directory: dir, repeats: repeats) } catch { throw FetchCast.fail("\(error)") }
+                do { r = try await SeamBenchmark.run(directory: dir, repeats: repeats) } catch { throw FetchCast.fail("\(error)") }
                 var out = FileSink.standardOutput()
                 let us = { (x: Double) in CSVField.fixed(x, decimals: 2) }
                 let ratio = { (x: Double) in CSVField.fixed(x / max(r.direct, 1e-9), decimals: 1) + "x" }
-                let table = [["reads", "direct_us", "hop_each_us", "hop_each_vs_direct", "batch", "batched_us", "batched_vs_direct"],
-                             [String(r.reads), us(r.direct), us(r.hopEach), ratio(r.hopEach), String(r.batch), us(r.batched), ratio(r.batched)]]
-                TextTable.write(table, rightAligned: Set(0..<7), to: &out)
+                let table = [["reads", "direct_us", "seam_us", "seam_vs_direct", "hop_each_us", "hop_each_vs_direct", "batch", "batched_us", "batched_vs_direct"],
+                             [String(r.reads), us(r.direct), us(r.seam), ratio(r.seam), us(r.hopEach), ratio(r.hopEach), String(r.batch), us(r.batched),
+                              ratio(r.batched)]]
+                TextTable.write(table, rightAligned: Set(0..<9), to: &out)
                 try FetchCast.finish(out)
                 return
             }
@@ -261,10 +262,10 @@ extension FetchCast {
             try FetchCast.finish(out)
         }
 
-        private func runPredict(directory: String, log: inout FileSink) throws {
+        private func runPredict(directory: String, log: inout FileSink) async throws {
             let r: PredictBenchmark.Result
             do {
-                r = try PredictBenchmark.run(trace: tracePath, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
+                r = try await PredictBenchmark.run(trace: tracePath, directory: directory, executable: ChildProcess.currentExecutablePath, calls: calls, log: &log)
             } catch {
                 throw FetchCast.fail("\(error)")
             }
@@ -283,7 +284,7 @@ extension FetchCast {
             try FetchCast.finish(out)
         }
 
-        private func runServe(rows: Int, directory: String, log: inout FileSink) throws {
+        private func runServe(rows: Int, directory: String, log: inout FileSink) async throws {
             var options = ServeBenchmark.Options()
             options.trace = access(tracePath, R_OK) == 0 ? tracePath : nil
             options.fleetDevices = devices
@@ -292,12 +293,12 @@ extension FetchCast {
             options.ingestRows = postRows
             var results: [ServeBenchmark.Result] = []
             do {
-                results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
+                await results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
                 if let db {
                     // The same fleet on PostgreSQL, in the same run.
                     log.write("\nthe same on PostgreSQL\n")
                     options.postgresURL = db
-                    results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
+                    await results.append(try ServeBenchmark.run(options, directory: directory, executable: ChildProcess.currentExecutablePath, log: &log))
                 }
             } catch {
                 throw FetchCast.fail("\(error)")

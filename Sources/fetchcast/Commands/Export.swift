@@ -78,9 +78,9 @@ extension FetchCast {
             if kind == .events { return try await exportEvents(request) }
             // A PostgreSQL database is no file an output could replace.
             var out = try FetchCast.output(output, protecting: store.isPostgres ? ProtectedFiles() : ProtectedFiles(store: store.path))
-            try store.withModelStore(.readSavingWhenWritable) { s in
+            try await store.withModelStore(.readSavingWhenWritable) { s in
                 do {
-                    try Exporter.export(request, from: ModelRepository(modelStore: s), to: &out, onSaveFailure: FetchCast.warnUnsaved)
+                    try await Exporter.export(request, from: ModelRepository(modelStore: s), to: &out, onSaveFailure: FetchCast.warnUnsaved)
                 } catch {
                     throw FetchCast.fail("\(error)")
                 }

@@ -5,7 +5,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Model: ParsableCommand {
+    struct Model: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "model",
             abstract: "Show what the model learned for a device: hour-of-week session likelihood, quiet hours, co-usage.",
@@ -19,15 +19,15 @@ extension FetchCast {
         @Option(help: "Only this app (default: all apps together).")
         var app: String?
 
-        func run() throws {
-            try store.withModelStore(.readSavingWhenWritable) { try run(on: $0) }
+        func run() async throws {
+            try await store.withModelStore(.readSavingWhenWritable) { try await run(on: $0) }
         }
 
-        private func run(on s: any ModelStore) throws {
+        private func run(on s: any ModelStore) async throws {
             var out = FileSink.standardOutput()
             do {
                 let repository = ModelRepository(modelStore: s)
-                let snapshot = try repository.refresh(devices: [device])
+                let snapshot = try await repository.refresh(devices: [device])
                 if let failure = repository.saveFailure { FetchCast.warnUnsaved(failure) }
                 let view = try ModelView(snapshot: snapshot, device: device, app: app)
                 view.write(to: &out)

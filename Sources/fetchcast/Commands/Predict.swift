@@ -7,7 +7,7 @@ import FetchCastStore
 import FetchCastTrace
 
 extension FetchCast {
-    struct Predict: ParsableCommand {
+    struct Predict: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "predict",
             abstract: "When should a device fetch for an app next? Plans the next fetch times from the store.",
@@ -67,11 +67,11 @@ extension FetchCast {
             try Limits.horizonHours.validate(horizon, flag: "--horizon")
         }
 
-        func run() throws {
-            try store.withModelStore(.readSavingWhenWritable) { try run(on: $0) }
+        func run() async throws {
+            try await store.withModelStore(.readSavingWhenWritable) { try await run(on: $0) }
         }
 
-        private func run(on s: any ModelStore) throws {
+        private func run(on s: any ModelStore) async throws {
             let constraints = try conditions.load()
             var predictions: [Prediction] = []
             // The named device's model, for the note of an empty plan.
@@ -92,18 +92,19 @@ extension FetchCast {
                 let repository = ModelRepository(modelStore: s)
                 var unsaved: StoreError?
                 defer { if let unsaved { FetchCast.warnUnsaved(unsaved) } }
-                try repository.forEachBatch(device: device) { snapshot in
+                try await repository.forEachBatch(device: device) { snapshot in
                     if unsaved == nil { unsaved = repository.saveFailure }
                     if snapshot.deviceNames.isEmpty && !noted {
                         var err = FileSink.standardError()
                         print("note: \(store.displayName) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)
                         noted = true
                     }
-                    let planned = try Predictor.predict(request, snapshot: snapshot)
+                    let planned = try await Predictor.predict(request, snapshot: snapshot)
                     predictions += planned
                     if let device, planned.isEmpty, let id = snapshot.device(named: device), let model = snapshot.models[id] {
                         // The note speaks of the model the plan was made from: the events before --at.
-                        deviceModel = try start.flatMap { try snapshot.model(of: id, before: $0) } ?? model
+                        deviceModel = model
+                        if let start, let before = try await snapshot.model(of: id, before: start) { deviceModel = before }
                     }
                 }
             } catch {

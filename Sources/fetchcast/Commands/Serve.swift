@@ -125,7 +125,7 @@ extension FetchCast {
             let host = self.host.contains(":") ? "[\(self.host)]" : self.host
             let path = store.displayName
             do {
-                let (app, _) = try buildApplication(configuration: configuration) { port in
+                let (app, _) = try await buildApplication(configuration: configuration) { port in
                     var err = FileSink.standardError()
                     print("fetchcast serve: listening on http://\(host):\(port) (store \(path))", to: &err)
                     _ = err.flush()

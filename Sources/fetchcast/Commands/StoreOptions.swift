@@ -67,16 +67,17 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store for the model layer (`model`, `predict`, `export model|cousage|predictions`)
     /// on either engine, runs `body` with it and closes it: SQLite as ``open(_:)`` does; a
     /// PostgreSQL database with an older FetchCast schema is upgraded (it keeps model state).
-    func withModelStore<T>(_ access: Store.Access, _ body: (any ModelStore) throws -> T) throws -> T {
-        guard isPostgres else { return try body(try open(access)) }
+    func withModelStore<T>(_ access: Store.Access, _ body: (any ModelStore) async throws -> T) async throws -> T {
+        guard isPostgres else { return try await body(try open(access)) }
         let store: PostgresModelStore
         do {
-            store = try PostgresModelStore.open(try PostgresLocation(url: path))
+            store = try await PostgresModelStore.open(try PostgresLocation(url: path))
         } catch let error as StoreError {
             throw FetchCast.fail(error.description)
         }
-        defer { store.close() }
-        return try body(store)
+        let result = await Result(awaiting: { try await body(store) })
+        await store.close()
+        return try result.get()
     }
 
     private func openPostgres(create: Bool, upgrade: Bool = false) async throws -> PostgresEventLog {

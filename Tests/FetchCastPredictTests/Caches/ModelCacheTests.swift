@@ -21,48 +21,48 @@ struct ModelCacheTests {
         return rows
     }
 
-    @Test func aDeviceIsDecodedAgainOnlyWhenItsModelOrTheEpochChanged() throws {
+    @Test func aDeviceIsDecodedAgainOnlyWhenItsModelOrTheEpochChanged() async throws {
         let temporary = try TemporaryStore()
         let store = try temporary.open()
         func ingest(_ rows: [String]) throws { try temporary.ingest(rows, into: store) }
         try ingest(Self.rows(days: 0..<14, devices: ["a", "b", "c"]))  // 84 events
-        _ = try ModelRepository(store: store).refresh()  // the writer's fold
+        _ = try await ModelRepository(store: store).refresh()  // the writer's fold
         let cache = ModelCache()
         func reader() -> ModelRepository {
             let repository = ModelRepository(store: store)
             repository.cache = cache
             return repository
         }
-        func state(_ repository: ModelRepository, _ device: String) throws -> (model: [UInt8], prior: [UInt8]) {
-            let snapshot = try repository.refresh(devices: [device])
+        func state(_ repository: ModelRepository, _ device: String) async throws -> (model: [UInt8], prior: [UInt8]) {
+            let snapshot = try await repository.refresh(devices: [device])
             let id = try #require(snapshot.device(named: device))
             return (try snapshot.models[id]!.binaryEncoded(), snapshot.prior(for: id).binaryEncoded())
         }
         let first = reader()
-        let a = try state(first, "a")
+        let a = try await state(first, "a")
         #expect(first.modelsDecoded == 1)
 
         // Another device's events (a fold within the epoch): `a` comes from the cache.
         try ingest(Self.rows(days: 14..<15, devices: ["b"]))
-        _ = try ModelRepository(store: store).refresh()  // the writer's fold
+        _ = try await ModelRepository(store: store).refresh()  // the writer's fold
         let second = reader()
-        #expect(try state(second, "a") == a)
+        #expect(try await state(second, "a") == a)
         #expect(second.modelsDecoded == 0)
 
         // `a`'s own events: decoded again, and what a repository without the cache answers.
         try ingest(Self.rows(days: 15..<16, devices: ["a"]))
-        _ = try ModelRepository(store: store).refresh()
+        _ = try await ModelRepository(store: store).refresh()
         let third = reader()
-        let changed = try state(third, "a")
+        let changed = try await state(third, "a")
         #expect(third.modelsDecoded == 1)
         #expect(changed.model != a.model)
-        #expect(changed == (try state(ModelRepository(store: store), "a")))
+        #expect(changed == (try await state(ModelRepository(store: store), "a")))
 
         // A new epoch (events grown by a quarter: 2 + 2 + 28 of 84): decoded again.
         try ingest(Self.rows(days: 16..<30, devices: ["c"]))
-        _ = try ModelRepository(store: store).refresh()
+        _ = try await ModelRepository(store: store).refresh()
         let fourth = reader()
-        #expect(try state(fourth, "a") == (try state(ModelRepository(store: store), "a")))
+        #expect(try await state(fourth, "a") == (try state(ModelRepository(store: store), "a")))
         #expect(fourth.modelsDecoded == 1)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 struct HTTPFramingTests {
     func withLiveServer(_ body: @escaping @Sendable (Int, ServeFixture) async throws -> Void) async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 4096))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(maxBody: 4096))
         try await app.test(.live) { client in try await body(try #require(client.port), fixture) }
     }
 

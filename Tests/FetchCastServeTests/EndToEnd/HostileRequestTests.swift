@@ -47,7 +47,7 @@ struct HostileRequestTests {
         var patient = try fixture.configuration(maxBody: 4 << 20)
         patient.requestDeadline = .seconds(600)
         patient.warmsSchedulers = false
-        let (app, _) = try buildApplication(configuration: patient)
+        let (app, _) = try await buildApplication(configuration: patient)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in _ = try await Self.post(rows: rows, to: client) }
         }
@@ -61,7 +61,7 @@ struct HostileRequestTests {
         // Without the warm-up replaying the burst in the background too (a third busy thread on
         // a machine that may have two cores).
         configuration.warmsSchedulers = false
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 let admin = try await Self.post(rows: 150_000, to: client)
@@ -106,7 +106,7 @@ struct HostileRequestTests {
         // fold's alone, and its twin for sweeps failed on a quiet machine.
         configuration.requestDeadline = .milliseconds(50)
         let admin = try await Self.postedBeforeTheServer(rows: 150_000, in: fixture)
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 let stopped = try await client.get("/v1/devices/burst/plan?at=\(Self.burstStart + 900)", headers: admin)
@@ -140,7 +140,7 @@ struct HostileRequestTests {
         configuration.requestDeadline = .milliseconds(10)
         configuration.warmsSchedulers = false
         let admin = try await Self.postedBeforeTheServer(rows: 150_000, in: fixture)
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 // From the burst's middle: its device's plan replays 75,000 launches first.
@@ -156,7 +156,7 @@ struct HostileRequestTests {
 
     @Test func plansComeInPagesLinkedByNext() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 let admin = ServeFixture.bearer(ServeFixture.adminToken)
@@ -193,7 +193,7 @@ struct HostileRequestTests {
     func everyNextLinkIsAccepted(from: String?) async throws {
         let fixture = try ServeFixture()
         let now = ServeFixture.now + 0.2345679
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(now: now))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(now: now))
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 let admin = ServeFixture.bearer(ServeFixture.adminToken)
@@ -231,7 +231,7 @@ struct HostileRequestTests {
     /// plan URL and the page cursor naming it are answered (both were 414 after its ingest).
     @Test func theLongestIdsURLAndCursorAreAnswered() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 4 << 20))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(maxBody: 4 << 20))
         try await app.test(.live) { live in
             try await ServeFixture.withClient(of: live) { client in
                 let admin = ServeFixture.bearer(ServeFixture.adminToken)

@@ -18,7 +18,7 @@ struct LiveTests {
         sink.write(ServeFixture.trace(devices: ["g-1"]))
         #expect(sink.finish())
         let bytes = try Data(contentsOf: URL(fileURLWithPath: gz))
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 4096))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(maxBody: 4096))
         try await app.test(.live) { live in
           try await ServeFixture.withClient(of: live) { client in
             var headers = ServeFixture.bearer(ServeFixture.adminToken)
@@ -46,7 +46,7 @@ struct LiveTests {
 
     @Test func expect100ContinueIsAnsweredBeforeTheBody() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let body = ServeFixture.trace(days: 1)
@@ -67,7 +67,7 @@ struct LiveTests {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
         configuration.idleTimeout = .seconds(1)
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in
             let socket = try RawSocket(port: try #require(client.port))
             // Half a request head, then nothing: the server closes the connection.
@@ -89,7 +89,7 @@ struct LiveTests {
     ])
     func aResponseNoRequestCanFollowClosesTheConnection(request: String, status: String) async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())  // idle timeout 600 s
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())  // idle timeout 600 s
         try await app.test(.live) { client in
             let socket = try RawSocket(port: try #require(client.port))
             // Well under the 600 s idle timeout the bug waited for, and long enough for a loaded
@@ -107,7 +107,7 @@ struct LiveTests {
     /// HTTP/1.0 asking for keep-alive, and HTTP/1.1, keep the connection for the next request.
     @Test func keepAliveConnectionsStayOpen() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { client in
             for request in ["GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"] {
                 let socket = try RawSocket(port: try #require(client.port))
@@ -123,7 +123,7 @@ struct LiveTests {
 
     @Test func plansAnswerWhileAnIngestRuns() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: 64 << 20))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(maxBody: 64 << 20))
         try await app.test(.live) { live in
           try await ServeFixture.withClient(of: live) { client in
             let admin = ServeFixture.bearer(ServeFixture.adminToken)

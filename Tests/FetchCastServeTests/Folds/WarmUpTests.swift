@@ -12,7 +12,7 @@ struct WarmUpTests {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
         configuration.warmsSchedulers = warms
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in
             let posted = try await client.execute(
                 uri: "/v1/events", method: .post, headers: ServeFixture.bearer(ServeFixture.ingestToken),

@@ -13,7 +13,7 @@ struct DuplicateEventsTests {
 
     func withServer(_ body: @escaping @Sendable (Client, ServeFixture) async throws -> Void) async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { client in try await body(client, fixture) }
     }
 

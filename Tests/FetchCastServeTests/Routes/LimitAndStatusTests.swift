@@ -19,7 +19,7 @@ struct LimitAndStatusTests {
     ) async throws {
         let fixture = try ServeFixture()
         let configuration = try fixture.configuration(maxBody: maxBody, maxDecodedBody: maxDecodedBody, maxEvents: maxEvents)
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in try await body(client, fixture) }
     }
 
@@ -146,7 +146,7 @@ struct LimitAndStatusTests {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
         configuration.maxPastPlanDevices = 2
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in
             #expect(try await post(client, ByteBuffer(string: ServeFixture.trace(devices: ["a", "b", "c"]))).status == .ok)
             let read = ServeFixture.bearer(ServeFixture.readToken)

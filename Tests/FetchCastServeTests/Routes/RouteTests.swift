@@ -17,7 +17,7 @@ struct RouteTests {
     /// Builds a server on a fresh store and runs `body` against it.
     func withServer(maxBody: Int = 1 << 20, _ body: @escaping @Sendable (Client, ServeFixture) async throws -> Void) async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration(maxBody: maxBody))
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration(maxBody: maxBody))
         try await app.test(.live) { client in try await body(client, fixture) }
     }
 
@@ -177,10 +177,10 @@ struct RouteTests {
             let served = try after.json(PlanBody.self).fetches
             #expect(served.count >= unknown.count && !served.isEmpty, "\(unknown.count) fetches before, \(served.count) after")
             let store = try Store(path: fixture.database, create: false)
-            let snapshot = try ModelRepository(store: store).refresh(devices: ["dev-1"])
-            #expect(try snapshot.conditions(of: try #require(snapshot.device(named: "dev-1")), at: Timestamp.parseArgument(at)!).network == .wifi)
+            let snapshot = try await ModelRepository(store: store).refresh(devices: ["dev-1"])
+            await #expect(try snapshot.conditions(of: try #require(snapshot.device(named: "dev-1")), at: Timestamp.parseArgument(at)!).network == .wifi)
             let request = PredictionRequest(device: "dev-1", at: Timestamp.parseArgument(at), count: 20)
-            let expected = try Predictor.predict(request, snapshot: snapshot)
+            let expected = try await Predictor.predict(request, snapshot: snapshot)
             #expect(served.map(\.reason) == expected.map(\.reason))
             #expect(served.map(\.fetch_at) == expected.map(\.fetchAt))
         }
@@ -198,7 +198,7 @@ struct RouteTests {
             // The library call `fetchcast predict` makes, on the same store.
             let store = try Store(path: fixture.database, create: false)
             let request = PredictionRequest(device: "dev-2", app: "com.example.mail", at: Timestamp.parseArgument(at), count: 5, budget: 12)
-            let expected = try Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-2"]))
+            let expected = try await Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-2"]))
             #expect(!expected.isEmpty)
             #expect(served.map(\.fetch_at) == expected.map(\.fetchAt))
             #expect(served.map(\.reason) == expected.map(\.reason))
@@ -220,7 +220,7 @@ struct RouteTests {
             let store = try Store(path: fixture.database, create: false)
             var request = PredictionRequest(device: "dev-2", at: Timestamp.parseArgument(at), count: 20)
             request.delivery = DeliveryOptions(kind: .apns)
-            let expected = try Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-2"]))
+            let expected = try await Predictor.predict(request, snapshot: ModelRepository(store: store).refresh(devices: ["dev-2"]))
             #expect(!expected.isEmpty && expected.allSatisfy { $0.sendAt != nil && $0.pushesLeftThisHour != nil })
             #expect(served.map(\.fetch_at) == expected.map(\.fetchAt))
             #expect(served.map(\.send_at) == expected.map(\.sendAt))
@@ -371,7 +371,7 @@ struct RouteTests {
 
     @Test func everyRouteIsInTheOpenAPIDocument() async throws {
         let fixture = try ServeFixture()
-        let (_, routes) = try buildApplication(configuration: try fixture.configuration())
+        let (_, routes) = try await buildApplication(configuration: try fixture.configuration())
         let document = try JSONSerialization.jsonObject(with: Data(PackageResources.openapi_json)) as! [String: Any]
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = document["paths"] as! [String: [String: Any]]

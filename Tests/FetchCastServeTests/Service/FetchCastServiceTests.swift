@@ -41,27 +41,27 @@ struct FetchCastServiceTests {
     /// One second after the last day's mail launch: a plan then reacts to it.
     static let now = 1_700_640_001.0
     /// Where the plans' blocking parts run, as the library runs them in process.
-    let work = DispatchWork()
+    let work = InlineWork()
 
-    @Test func ingestIsOneFileKeyedBySHA256AndDuplicatesAddNothing() throws {
+    @Test func ingestIsOneFileKeyedBySHA256AndDuplicatesAddNothing() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path, now: { Self.now })
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
         let file = try f.trace("a.csv", devices: ["d1", "d2"])
-        let first = try service.ingest(file: file, name: "batch 1")
+        let first = try await service.ingest(file: file, name: "batch 1")
         #expect(first == .init(events: 60, duplicate: false, duplicates: 0, file: try RawInput.sha256(ofFile: file)))
-        let again = try service.ingest(file: file, name: "batch 1 again")
+        let again = try await service.ingest(file: file, name: "batch 1 again")
         #expect(again.duplicate && again.events == 0 && again.file == first.file)
         #expect(try Store(path: f.path, create: false).files().map(\.name) == ["batch 1"])
     }
 
-    @Test func badInputNamesTheBatchAndStoresNothing() throws {
+    @Test func badInputNamesTheBatchAndStoresNothing() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path)
+        let service = try await FetchCastService(path: f.path)
         let file = f.directory + "/bad.csv"
         try "time,device,app,event\n1700000000,d1,mail,jump\n".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(throws: TraceError.self) { try service.ingest(file: file, name: "POST body") }
+        await #expect(throws: TraceError.self) { try await service.ingest(file: file, name: "POST body") }
         do {
-            _ = try service.ingest(file: file, name: "POST body")
+            _ = try await service.ingest(file: file, name: "POST body")
         } catch let error as TraceError {
             #expect(error.file == "POST body" && error.line == 2)
         }
@@ -70,14 +70,14 @@ struct FetchCastServiceTests {
 
     @Test func aPlanIsWhatPredictAnswersAndStartsAtTheClockByDefault() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path, now: { Self.now })
-        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1", "d2"]), name: "a")
-        try service.foldPending()
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: ["d1", "d2"]), name: "a")
+        try await service.foldPending()
         let served = try await service.plan(PredictionRequest(device: "d1", count: 4), on: work)
         #expect(!served.isEmpty && served.count <= 4)
         #expect(served.allSatisfy { $0.fetchAtUnix >= Self.now })
         let store = try Store(path: f.path, create: false)
-        let expected = try Predictor.predict(
+        let expected = try await Predictor.predict(
             PredictionRequest(device: "d1", at: Self.now, count: 4), snapshot: ModelRepository(store: store).refresh(devices: ["d1"]))
         #expect(served == expected)
     }
@@ -86,9 +86,9 @@ struct FetchCastServiceTests {
     /// an empty one says why in `predict`'s words, from the same read of the store.
     @Test func anEmptyPlanComesWithItsNoteInOneAnswer() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path, now: { Self.now })
-        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
-        try service.foldPending()
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        try await service.foldPending()
         let request = PredictionRequest(device: "d1", count: 4)
         let answered = try await service.planWithNote(request, on: work)
         #expect(answered.fetches == (try await service.plan(request, on: work)) && !answered.fetches.isEmpty)
@@ -98,7 +98,7 @@ struct FetchCastServiceTests {
         let silent = try await service.planWithNote(PredictionRequest(device: "d1", at: later), on: work)
         #expect(silent.fetches.isEmpty)
         let store = try Store(path: f.path, create: false)
-        let model = try #require(try ModelRepository(store: store).refresh(devices: ["d1"]).models.values.first)
+        let model = try await #require(try ModelRepository(store: store).refresh(devices: ["d1"]).models.values.first)
         let last = try #require(model.lastEventTime)
         #expect(silent.note == EmptyPlanNote.sentence(
             device: "d1", horizonHours: 24, lastEvent: (last, model.configuration.tau), from: later, budget: 24))
@@ -110,12 +110,12 @@ struct FetchCastServiceTests {
     /// later, is "silent for 9 days", not described by its later launch.
     @Test func anEmptyPlanInsideTheHistoryIsNotedFromTheEventsBeforeIt() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path, now: { Self.now + 30 * 86_400 })
-        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        let service = try await FetchCastService(path: f.path, now: { Self.now + 30 * 86_400 })
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
         let back = f.directory + "/back.csv"
         try "time,device,app,event\n\(Int(Self.now) + 30 * 86_400),d1,mail,launch\n".write(toFile: back, atomically: true, encoding: .utf8)
-        _ = try service.ingest(file: back, name: "back")
-        try service.foldPending()
+        _ = try await service.ingest(file: back, name: "back")
+        try await service.foldPending()
         let at = Self.now + 9 * 86_400
         let answered = try await service.planWithNote(PredictionRequest(device: "d1", at: at), on: work)
         #expect(answered.fetches.isEmpty)
@@ -129,21 +129,21 @@ struct FetchCastServiceTests {
 
     @Test func unknownDevicesAndAppsAreTyped() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path, now: { Self.now })
-        _ = try service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: ["d1"]), name: "a")
         await #expect(throws: ServiceError.unknownDevice("nobody")) { try await service.plan(PredictionRequest(device: "nobody"), on: work) }
         await #expect(throws: ServiceError.unknownApp("video")) { try await service.plan(PredictionRequest(device: "d1", app: "video"), on: work) }
-        #expect(throws: ServiceError.unknownDevice("nobody")) { try service.model(device: "nobody", app: nil) }
+        await #expect(throws: ServiceError.unknownDevice("nobody")) { try await service.model(device: "nobody", app: nil) }
     }
 
     @Test func theSweepInSmallBatchesIsPredictForEveryDeviceInTheWindow() async throws {
         let f = try Fixture()
         // The last batch holds two ids that only look alike ("é" decomposed and precomposed).
         let devices = (0..<7).map { "dev-\($0)" } + ["e\u{301}", "\u{E9}"]
-        let service = try FetchCastService(path: f.path, now: { Self.now })
-        _ = try service.ingest(file: try f.trace("a.csv", devices: devices), name: "a")
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: devices), name: "a")
         let from = Self.now, to = Self.now + 43_200
-        let sweep = try service.sweep(from: from, to: to, budget: 12, batchSize: 3)
+        let sweep = try await service.sweep(from: from, to: to, budget: 12, batchSize: 3)
         var swept: [Prediction] = []
         var batches = 0
         while let batch = try await sweep.next(on: work) {
@@ -153,8 +153,8 @@ struct FetchCastServiceTests {
         #expect(batches == 3)
         let store = try Store(path: f.path, create: false)
         var expected: [Prediction] = []
-        try ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
-            expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 12), snapshot: snapshot)
+        try await ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
+            await expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 12), snapshot: snapshot)
         }
         expected = expected.filter { $0.fetchAtUnix < to }
         #expect(!swept.isEmpty)
@@ -168,41 +168,41 @@ struct FetchCastServiceTests {
     @Test func aWarmedSweepAnswersAheadWhereItCanAndAsPredictEverywhere() async throws {
         let f = try Fixture()
         let devices = ["dev-0", "dev-1", "dev-2", "dev-3", "\u{E9}", "e\u{301}"]
-        let service = try FetchCastService(path: f.path, now: { Self.now })
+        let service = try await FetchCastService(path: f.path, now: { Self.now })
         // Nine days of the fixture's habits, then day 9's mail launch at 08:00 (`now` − 1 s).
         let first = try f.trace("a.csv", devices: devices)
         let rows = try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("time") || $0.prefix(10) < "1700640000" }
         try ((rows + devices.map { "1700640000,\($0),mail,launch" }).joined(separator: "\n") + "\n")
             .write(toFile: first, atomically: true, encoding: .utf8)
-        _ = try service.ingest(file: first, name: "a")
-        try service.foldPending()
-        #expect(try service.keepSchedulersCurrent().complete)
+        _ = try await service.ingest(file: first, name: "a")
+        try await service.foldPending()
+        await #expect(try service.keepSchedulersCurrent().complete)
         // Two devices opened news a while before, posted after the pass: their plans are made again.
         let later = f.directory + "/b.csv"
         try "time,device,app,event\n1700639400,dev-1,news,launch\n1700639400,e\u{301},news,launch\n".write(toFile: later, atomically: true, encoding: .utf8)
-        _ = try service.ingest(file: later, name: "b")
+        _ = try await service.ingest(file: later, name: "b")
         // Half a second after the mail launch: the plans react to it (chat follows mail).
         let from = 1_700_640_000.5, to = from + 86_400
-        let sweep = try service.sweep(from: from, to: to, budget: 24, batchSize: 4)
+        let sweep = try await service.sweep(from: from, to: to, budget: 24, batchSize: 4)
         var swept: [Prediction] = []
         while let batch = try await sweep.next(on: work) { swept += batch }
         #expect(service.plansAnsweredAhead == 4, "dev-0, dev-2, dev-3 and é answered ahead; dev-1 and e◌́ not")
         let store = try Store(path: f.path, create: false)
         var expected: [Prediction] = []
-        try ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
-            expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 24), snapshot: snapshot)
+        try await ModelRepository(store: store).forEachBatch(device: nil) { snapshot in
+            await expected += try Predictor.predict(PredictionRequest(at: from, count: .max, budget: 24), snapshot: snapshot)
         }
         expected = expected.filter { $0.fetchAtUnix < to }
         #expect(Set(swept.map { Array($0.device.utf8) }).count == 6, "every device, the two é apart")
         #expect(swept == expected)
     }
 
-    @Test func devicesArePagedInIdOrder() throws {
+    @Test func devicesArePagedInIdOrder() async throws {
         let f = try Fixture()
-        let service = try FetchCastService(path: f.path)
-        _ = try service.ingest(file: try f.trace("a.csv", devices: ["b", "a'quote", "c/slash"]), name: "a")
-        #expect(try service.devices(after: nil, limit: 2).map(\.device) == ["a'quote", "b"])
-        #expect(try service.devices(after: "b", limit: 2).map(\.device) == ["c/slash"])
-        #expect(try service.devices(after: nil, limit: 5).allSatisfy { $0.events == 30 && $0.firstMicros < $0.lastMicros })
+        let service = try await FetchCastService(path: f.path)
+        _ = try await service.ingest(file: try f.trace("a.csv", devices: ["b", "a'quote", "c/slash"]), name: "a")
+        await #expect(try service.devices(after: nil, limit: 2).map(\.device) == ["a'quote", "b"])
+        await #expect(try service.devices(after: "b", limit: 2).map(\.device) == ["c/slash"])
+        await #expect(try service.devices(after: nil, limit: 5).allSatisfy { $0.events == 30 && $0.firstMicros < $0.lastMicros })
     }
 }

@@ -9,7 +9,7 @@ struct BodySpoolTests {
         #expect(ServeConfiguration(databasePath: "/fetchcast.sqlite").spoolDirectory == "/")
     }
 
-    @Test func aStartRemovesTheSpoolsAKilledServerLeft() throws {
+    @Test func aStartRemovesTheSpoolsAKilledServerLeft() async throws {
         let fixture = try ServeFixture()
         let stale = try BodySpool(directory: fixture.directory, store: fixture.database)
         #expect(FileManager.default.fileExists(atPath: stale.path))
@@ -18,7 +18,7 @@ struct BodySpoolTests {
         let other = try BodySpool(directory: fixture.directory, store: fixture.directory + "/other.sqlite")
         let unrelated = fixture.directory + "/fetchcast.sqlite-body-notes.txt"
         _ = FileManager.default.createFile(atPath: unrelated, contents: Data())
-        _ = try buildApplication(configuration: try fixture.configuration())
+        _ = try await buildApplication(configuration: try fixture.configuration())
         #expect(!FileManager.default.fileExists(atPath: stale.path))
         #expect(FileManager.default.fileExists(atPath: other.path))
         #expect(FileManager.default.fileExists(atPath: unrelated))

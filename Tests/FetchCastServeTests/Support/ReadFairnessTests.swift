@@ -10,7 +10,7 @@ struct ReadFairnessTests {
         let fixture = try ServeFixture()
         var configuration = try fixture.configuration()
         configuration.requestDeadline = .zero  // every read has waited longer by the time it starts
-        let (app, _) = try buildApplication(configuration: configuration)
+        let (app, _) = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in
             let response = try await client.execute(uri: "/v1/devices", method: .get, headers: ServeFixture.bearer(ServeFixture.readToken))
             #expect(response.status == .serviceUnavailable)

@@ -9,7 +9,7 @@ import Testing
 struct TestHTTPTests {
     @Test func manyTasksAtOnceEachGetTheirOwnAnswer() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { client in
             // A fresh client: the first requests share its one connect.
             let paths = (0..<24).map { $0 % 3 == 0 ? "/healthz" : $0 % 3 == 1 ? "/readyz" : "/v1/devices" }
@@ -29,7 +29,7 @@ struct TestHTTPTests {
 
     @Test func aConnectionTheServerClosedIsOpenedAgain() async throws {
         let fixture = try ServeFixture()
-        let (app, _) = try buildApplication(configuration: try fixture.configuration())
+        let (app, _) = try await buildApplication(configuration: try fixture.configuration())
         try await app.test(.live) { client in
             let closing = try await client.execute(uri: "/healthz", method: .get, headers: [.connection: "close"])
             #expect(closing.status == .ok)

@@ -3,7 +3,7 @@ import Testing
 import FetchCastTestSupport
 
 struct ModelStateTests {
-    @Test func readingInPlaceMatchesACopyAndHoldsNoLock() throws {
+    @Test func readingInPlaceMatchesACopyAndHoldsNoLock() async throws {
         let t = try TemporaryStore()
         let store = try t.open()
         let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -14,10 +14,10 @@ struct ModelStateTests {
             #expect(try store.withModelState(key: "empty") { w, bytes in w == 8 && bytes.isEmpty } == true)
             #expect(try store.withModelState(key: "missing") { _, _ in true } == nil)
         }
-        #expect(try store.modelState(key: "device:1")?.state == big)
+        await #expect(try store.modelState(key: "device:1")?.state == big)
         // Another connection can still write: the cached statement was reset, no read is pending.
         let other = try t.open(create: false)
         try other.saveModelStates([Store.ModelStateRecord(key: "device:1", watermark: 9, state: [1, 2])])
-        #expect(try store.modelState(key: "device:1") == Store.ModelStateRecord(key: "device:1", watermark: 9, state: [1, 2]))
+        await #expect(try store.modelState(key: "device:1") == Store.ModelStateRecord(key: "device:1", watermark: 9, state: [1, 2]))
     }
 }

@@ -66,14 +66,14 @@ struct StoredFileTests {
         #expect(try store.eventRows() == before)
     }
 
-    @Test func dropsPersistedModelStateOnForget() throws {
+    @Test func dropsPersistedModelStateOnForget() async throws {
         let fixture = try TwoFiles()
         let (store, a) = (fixture.store, fixture.a)
         try store.connection.execute("INSERT INTO model_state(key, watermark, state) VALUES ('m', 1, x'00')")
         _ = try store.forget(a)
         // All but the forget's mark (ForgetMark): 8 random bytes, the last event's number.
         #expect(try store.connection.scalarInt("SELECT count(*) FROM model_state") == 1)
-        let mark = try #require(try store.modelState(key: ForgetMark.key))
+        let mark = try await #require(try store.modelState(key: ForgetMark.key))
         let last = try store.lastEventID()
         #expect(mark.state.count == 8 && mark.watermark == last)
     }
