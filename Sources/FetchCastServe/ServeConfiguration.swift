@@ -70,8 +70,8 @@ public struct ServeConfiguration: Sendable {
     /// PostgreSQL database's server spools them in a directory of its own, made under
     /// `spoolDirectory` (the system's temporary directory unless set) when the application is
     /// built and removed when it is released; one a killed server left is removed by the next
-    /// server that starts there. On PostgreSQL a read waits for the database rather than the
-    /// CPU: 16 read threads a core by default (2 on SQLite), sharing 2 connections a core.
+    /// server that starts there. On PostgreSQL 16 read threads a core by default (2 on SQLite),
+    /// sharing 2 connections a core; a read's round trips hold no thread.
     public init(store location: StoreLocation) {
         guard location.filePath == nil else {
             self.init(databasePath: location.description)
@@ -87,9 +87,8 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// Keeps about `bytes` of plans kept ahead in memory (PostgreSQL; 0: none), with the read
-    /// threads that go with it: a plan answered from memory waits for its check as a task,
-    /// holding no thread, so 16 a core; without, every plan holds a read thread while it waits
-    /// for the database, 2 a core.
+    /// threads that go with it: 16 a core with them, 2 a core without (the defaults measured
+    /// when a read held its thread while it waited for the database; it no longer does).
     package mutating func keepPlansInMemory(bytes: Int) {
         storage?.plansInMemoryBytes = bytes
         readThreads = (bytes > 0 ? 16 : 2) * ProcessInfo.processInfo.activeProcessorCount

@@ -62,10 +62,11 @@ extension FetchCast {
                 content hash FetchCast uses (swift-crypto) and with the hand-written Swift SHA-256 \
                 it replaced, in the same run. Prints the speed-up (hand-written time / \
                 swift-crypto time; above 1 is faster).
-                seam: reads a device's model state by key from an SQLite store 200,000 times, \
-                directly and through an actor on an executor of its own (the shape an asynchronous \
-                storage seam would give SQLite): one hop a read, and 100 reads a hop. Prints \
-                microseconds a read and each against the direct read of the same run.
+                seam: reads a device's model state by key from an SQLite store 200,000 times: \
+                directly; through the asynchronous storage seam the model layer calls, awaited in \
+                a task on the server's read thread; and through an actor on an executor of its \
+                own, one hop a read and 100 reads a hop. Prints microseconds a read and each \
+                against the direct read of the same run.
                 """)
 
         @Argument(help: "What to measure: ingest, replay, predict, model, serve, restart, sha256 or seam.")
