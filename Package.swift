@@ -72,7 +72,7 @@ let package = Package(
         // `fetchcast export`: the store's events, models and plans as CSV or JSON Lines, over FetchCastPredict's repository.
         .target(name: "FetchCastExport", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict"]),
         .target(name: "FetchCastBench", dependencies: ["FetchCastCore", "FetchCastTrace", "FetchCastStore", "FetchCastModel", "FetchCastPredict", "FetchCastPostgres", "FetchCastServe"]),
-        // The service (`fetchcast serve`): `FetchCastService`, one long-running process's store, readers, turns and checks over FetchCastPredict's repository, and HTTP over it.
+        // The service (`fetchcast serve`): `FetchCastService`, one long-running process's connections to the store (lent to a task at a time), its plans kept in memory and their checks, over FetchCastPredict's repository, and HTTP over it.
         .target(
             name: "FetchCastServe",
             dependencies: [

@@ -1,9 +1,9 @@
 /// Values kept up to about a number of bytes (each value's cost is the caller's estimate),
 /// dropping the least recently used first: the bookkeeping of ``ModelCache`` and
 /// ``SchedulerCache``. A value, not a lock: its owner serializes access (a `Mutex`).
-struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// About how many bytes the values may take.
-    let capacityBytes: Int
+    package let capacityBytes: Int
     private var entries: [Key: (value: Value, cost: Int, stamp: UInt64)] = [:]
     /// Keys in the order they were last used (oldest first, from `head`); a key appears again
     /// each time it is used, and only its latest appearance (`stamp`) counts.
@@ -11,18 +11,18 @@ struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var head = 0
     private var clock: UInt64 = 0
     /// The costs of the values held.
-    private(set) var bytes = 0
+    package private(set) var bytes = 0
 
-    init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
+    package init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
 
     /// Values held.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Whether a value is kept for `key` (not a use).
-    func contains(_ key: Key) -> Bool { entries[key] != nil }
+    package func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The value kept for `key`, if any; counts as a use.
-    mutating func value(for key: Key) -> Value? {
+    package mutating func value(for key: Key) -> Value? {
         guard let entry = entries[key] else { return nil }
         touch(key, value: entry.value, cost: entry.cost)
         return entry.value
@@ -33,7 +33,7 @@ struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Returns: The values it dropped (the one replaced, the least recently used), for the
     ///   caller to release after its lock: freeing a large value is not free.
     @discardableResult
-    mutating func keep(_ value: Value, for key: Key, cost: Int) -> [Value] {
+    package mutating func keep(_ value: Value, for key: Key, cost: Int) -> [Value] {
         var dropped: [Value] = []
         if let old = entries.removeValue(forKey: key) {
             bytes -= old.cost
@@ -55,7 +55,7 @@ struct BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Drops every value.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         entries = [:]
         order = []
         head = 0

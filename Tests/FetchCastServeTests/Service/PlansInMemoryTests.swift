@@ -4,6 +4,7 @@ import FetchCastTestSupport
 import Synchronization
 import Testing
 @testable import FetchCastPredict
+@testable import FetchCastServe
 
 /// Plans kept ahead held in a server's memory: answered after a check of the store that began
 /// after the request, and only while the store says nothing made them stale.

@@ -1,3 +1,4 @@
+import FetchCastPredict
 import FetchCastStore
 import Synchronization
 
@@ -6,7 +7,7 @@ import Synchronization
 ///
 /// Before answering, a request waits for a check of the store that *started after it
 /// arrived* (``ModelRepository/changesSince(_:)``, one statement: the last event's number, the
-/// prior epoch, and the devices of the files added since the previous check). One thread runs
+/// prior epoch, and the devices of the files added since the previous check). One task runs
 /// each check; every request that arrived before it started shares it. So a plan asked after a
 /// `POST` to any process on the database returned includes those events, as a plan read from
 /// the store would, while the store sees one small statement per check instead of one per plan.
