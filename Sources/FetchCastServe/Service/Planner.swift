@@ -19,11 +19,13 @@ import Foundation
 /// It writes what a reader of `serve` writes, and nothing else: the first fold of a store never
 /// folded (under the store's write lock); the model it folds for a device's newer events stays in
 /// memory (`fetchcast ingest`, `serve` or `predict` save it), and the plans kept ahead are those
-/// `serve`'s warm-up saved, loaded when the planner opens. Call ``shutdown()`` when done.
+/// `serve`'s warm-up saved, loaded when the planner opens. Call ``shutdown()`` when done; a planner
+/// released without it stops its threads without waiting for them.
 public final class Planner: Sendable {
     private let service: FetchCastService
-    /// Threads of its own: the server's pools, without a deadline.
-    private let work: BlockingPools
+    /// Threads of its own: the server's pools, without a deadline (stopped when the planner is
+    /// released, if ``shutdown()`` was not called).
+    let work: BlockingPools
 
     /// Opens the store at `location`, which must exist (an SQLite file, or a PostgreSQL database
     /// holding FetchCast's tables); plans asked without `at` start at the clock.

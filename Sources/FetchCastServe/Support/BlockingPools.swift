@@ -41,6 +41,14 @@ package final class BlockingPools: Service, BlockingWork {
         checkExecutor = ThreadPoolExecutor(checks)
     }
 
+    /// Pools released without ``stop()`` (a ``Planner`` its caller never shut down) stop their
+    /// threads without waiting: an NIO pool's threads hold it, so they would otherwise run on,
+    /// idle, until the process exits.
+    deinit {
+        guard !stopped.load(ordering: .acquiring) else { return }
+        for pool in [reads, writes, checks] { pool.shutdownGracefully { _ in } }
+    }
+
     /// Runs a read under a ``WorkDeadline`` of `deadline` from now: not at all when it waited
     /// for a thread past it, and stopped at the read's next check when it runs past it (or when
     /// the calling task is cancelled); either way a `503` with `Retry-After`.

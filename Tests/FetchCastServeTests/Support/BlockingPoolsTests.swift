@@ -1,6 +1,7 @@
 import Dispatch
 import FetchCastCore
 import FetchCastTestSupport
+import NIOPosix
 import Testing
 
 @testable import FetchCastServe
@@ -37,5 +38,19 @@ struct BlockingPoolsTests {
         let read = try await cancelledWhileRunning { try await pools.read($0) }
         #expect(throws: APIError.self, "a read stops with its request") { try read.get() }
         for pool in [pools.reads, pools.writes, pools.checks] { #expect(await pool.stop(within: .seconds(60))) }
+    }
+
+    /// Pools released without a stop (a `Planner` never shut down) end their threads: an NIO
+    /// pool's threads hold the pool, so while any runs the pool is not freed.
+    @Test(.timeLimit(.minutes(1))) func poolsReleasedWithoutAStopEndTheirThreads() async throws {
+        weak var reads: NIOThreadPool?, writes: NIOThreadPool?, checks: NIOThreadPool?
+        do {
+            let pools = BlockingPools(readThreads: 3, deadline: nil)
+            #expect(try await pools.read { 1 } == 1)
+            (reads, writes, checks) = (pools.reads, pools.writes, pools.checks)
+        }
+        while reads != nil || writes != nil || checks != nil { try await Task.sleep(for: .milliseconds(10)) }
+        let stopped = BlockingPools(readThreads: 1, deadline: nil)
+        #expect(await stopped.stop(), "stopped, then released: not stopped again")
     }
 }
