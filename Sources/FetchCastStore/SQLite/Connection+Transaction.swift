@@ -23,12 +23,7 @@ extension Connection {
             try? execute("ROLLBACK")
             throw error
         }
-        do {
-            try execute("COMMIT")
-        } catch {
-            try? execute("ROLLBACK")
-            throw storeError(error)
-        }
+        do { try commit() } catch { throw storeError(error) }
         return value
     }
 
@@ -43,13 +38,18 @@ extension Connection {
             try? execute("ROLLBACK")
             throw error
         }
+        try commit()
+        return value
+    }
+
+    /// `COMMIT`, rolling back when it fails (the transaction then ends either way).
+    private func commit() throws(StoreError) {
         do {
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")
             throw error
         }
-        return value
     }
 
     /// Runs `body` in a transaction whose only failures are the store's.
