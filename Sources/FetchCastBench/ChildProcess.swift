@@ -53,16 +53,11 @@ package enum ChildProcess {
         run(["/bin/sh", "-c", command])
     }
 
-    /// The path of the running executable.
-    static func currentExecutable() -> String {
+    /// The path of the running executable (for benchmarks that run `fetchcast` as a child).
+    package static var currentExecutablePath: String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         return CommandLine.arguments[0]
     }
-}
-
-extension ChildProcess {
-    /// The path of the running executable (for benchmarks that run `fetchcast` as a child).
-    package static var currentExecutablePath: String { currentExecutable() }
 }

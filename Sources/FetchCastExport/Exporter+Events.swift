@@ -2,15 +2,6 @@ import FetchCastStore
 import FetchCastTrace
 
 extension Exporter {
-    /// `events`: the rows of the `events` view passing the device, app and time filters, with
-    /// the condition columns when `withConditions` (the store holds `state` rows).
-    static func writeEvents<Out: TextOutputStream>(
-        _ request: ExportRequest, store: Store, withConditions: Bool, writer: inout ExportWriter<Out>, to out: inout Out
-    ) throws {
-        try checkEvents(request, knowsDevice: { try store.deviceNames().values.contains($0) }, knowsApp: { try store.appNames().values.contains($0) })
-        try store.scanEventRows(eventFilter(request)) { e in writer.write(values(of: e, withConditions: withConditions), to: &out) }
-    }
-
     /// Writes the `events` table from any engine's event log: what
     /// ``export(_:from:to:onSaveFailure:)`` writes for `events` from an SQLite store, byte for
     /// byte, for the same ingested files.

@@ -30,19 +30,10 @@ public enum Exporter {
     public static func export<Out: TextOutputStream>(
         _ request: ExportRequest, from store: Store, to out: inout Out, onSaveFailure: (StoreError) -> Void = { _ in }
     ) async throws -> Int {
-        // The events of a store without state rows keep their v1 columns, byte for byte.
-        let withConditions = try request.kind == .events && store.hasStateRows()
-        var columns = request.kind.columns
-        if withConditions { columns += Store.eventColumns.suffix(Store.conditionColumnCount) }
-        var writer = ExportWriter<Out>(columns: columns, format: request.format)
         switch request.kind {
-        case .events:
-            try writeEvents(request, store: store, withConditions: withConditions, writer: &writer, to: &out)
-        case .model, .cousage, .predictions:
-            return try await export(request, from: ModelRepository(modelStore: store), to: &out, onSaveFailure: onSaveFailure)
+        case .events: try await exportEvents(request, from: store, to: &out)
+        case .model, .cousage, .predictions: try await export(request, from: ModelRepository(modelStore: store), to: &out, onSaveFailure: onSaveFailure)
         }
-        writer.finish(to: &out)
-        return writer.rows
     }
 
     /// Writes one of the tables the model makes (`model`, `cousage`, `predictions`) from a

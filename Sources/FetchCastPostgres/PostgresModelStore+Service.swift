@@ -4,8 +4,9 @@ import PostgresNIO
 
 /// What `fetchcast serve` asks of a PostgreSQL store besides the model layer's reads and state.
 extension PostgresModelStore: ServiceStore {
-    /// ``PostgresEventLog/append(path:name:options:)``: one transaction, durable at commit (the server's `synchronous_commit`). As every append to
-    /// this engine, rows whose events the database already holds are added again.
+    /// ``PostgresEventLog/append(path:name:options:)``: one transaction, durable at commit (the
+    /// server's `synchronous_commit`); rows whose events the database already held are skipped
+    /// and counted, as on SQLite (``DuplicateFilter``'s rule), unless the options keep them.
     ///
     /// A connection lost during the append's `COPY` ends the `COPY` once its close has completed
     /// (``CopyStream``), and the append fails as ``StoreError/isUnavailable``, nothing committed.

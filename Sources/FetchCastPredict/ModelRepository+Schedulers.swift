@@ -177,9 +177,8 @@ extension ModelRepository {
         return hash.value
     }
 
-    /// Where caught-up schedulers are kept for the next process (``SchedulerCheckpoints``):
-    /// the store's model state.
-    var checkpoints: any SchedulerCheckpoints { StoreSchedulerCheckpoints(store: store) }
+    /// Where caught-up schedulers are kept for the next process: the store's model state.
+    var checkpoints: StoreSchedulerCheckpoints { StoreSchedulerCheckpoints(store: store) }
 
     /// A caught-up scheduler saved by an earlier process (`predict` runs one process per call),
     /// its scheduler's state not yet restored; `nil` when none is saved or it cannot be read.

@@ -4,9 +4,8 @@
 /// the phone, wherever it is. These helpers turn (instant, offset) into local day, hour and
 /// hour of week without Foundation.
 package enum LocalTime {
-    /// Microseconds in a second, an hour and a day.
+    /// Microseconds in a second and a day.
     package static let microsPerSecond: Int64 = 1_000_000
-    package static let microsPerHour: Int64 = 3_600_000_000
     package static let microsPerDay: Int64 = 86_400_000_000
 
     /// The local calendar day number (days since 1970-01-01 on the local wall clock).

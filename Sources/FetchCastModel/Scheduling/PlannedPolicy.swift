@@ -87,10 +87,6 @@ package struct PlannedPolicy: FetchPolicy, Sendable {
     /// The apps it plans for.
     package var apps: [Int32] { scheduler.apps }
 
-    /// The plan being followed: the fetches not made yet, in the order they are due (under
-    /// ``delivery``, the fetches sent, at their `send_at`).
-    package var remainingPlan: ArraySlice<ScheduledFetch> { plan[next...] }
-
     package var nextWakeup: Double? {
         let due = next < plan.count ? plan[next].time : nil
         switch (due, nextReplan) {

@@ -5,12 +5,6 @@ import FetchCastStore
 import FetchCastTrace
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The store, the model and the planner behind one long-running process: ingest a batch, plan
 /// a device, plan every device in a window, list devices, show a device's model.
 ///

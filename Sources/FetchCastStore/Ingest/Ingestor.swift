@@ -4,8 +4,8 @@ import FetchCastTrace
 /// Adds trace files to a store, one transaction per file.
 ///
 /// Every valid row becomes one row of `event_log`, rows repeated within the file included,
-/// except a row whose event the store already held before the file (same device, instant,
-/// UTC offset, app, kind, result, bytes, duration and conditions: ``DuplicateFilter``), which
+/// except a row whose event the store already held before the file (same device, instant, app,
+/// kind, result, bytes, duration and conditions, whatever UTC offset: ``DuplicateFilter``), which
 /// is skipped and counted unless ``IngestOptions/keepsDuplicates``. Idempotent per file: a file whose
 /// SHA-256 the store already holds adds nothing. Strict by default: the first invalid row
 /// aborts the file's transaction, so the file adds nothing.

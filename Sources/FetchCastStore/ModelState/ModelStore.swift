@@ -4,8 +4,8 @@ import FetchCastCore
 /// plan tables) asks of a store, whatever engine holds it: the embedded SQLite ``Store``, or a
 /// PostgreSQL database.
 ///
-/// Synchronous: the model layer runs on the caller's thread (a CLI command, a service's
-/// reader), one transaction at a time per store. Nothing here names SQL or an engine's types.
+/// Asynchronous, so that a PostgreSQL round trip holds no thread (on SQLite nothing in it
+/// suspends); one transaction at a time per store. Nothing here names SQL or an engine's types.
 ///
 /// **Ids.** Devices and apps are numbered densely from 1 in the order their first event was
 /// ingested, and never renumbered (on SQLite, the rowids of `devices` and `apps`). Events are

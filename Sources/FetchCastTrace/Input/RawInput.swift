@@ -73,18 +73,13 @@ package final class RawInput {
     /// returned 0).
     package var sha256: String { hasher.hexDigest() }
 
-    /// Reads the rest of the input and returns the SHA-256 of all of it.
-    /// - Throws: ``TraceError`` when reading fails.
-    package func readToEnd() throws(TraceError) -> String {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        while try read(into: chunk) > 0 {}
-        return sha256
-    }
-
     /// The SHA-256 of a file's bytes, read in chunks.
     /// - Throws: ``TraceError`` when the file cannot be read.
     package static func sha256(ofFile path: String) throws(TraceError) -> String {
-        try RawInput(path: path).readToEnd()
+        let input = try RawInput(path: path)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        while try input.read(into: chunk) > 0 {}
+        return input.sha256
     }
 }

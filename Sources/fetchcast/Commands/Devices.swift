@@ -27,13 +27,7 @@ extension FetchCast {
         }
 
         func run() async throws {
-            let s = try await store.openLog(.read)
-            let devices: [DeviceSummary]
-            do { devices = try await s.devices(top: top) } catch {
-                await s.close()
-                throw FetchCast.fail(String(describing: error))
-            }
-            await s.close()
+            let devices = try await store.withLog(.read) { try await $0.devices(top: top) }
             if devices.isEmpty {
                 var err = FileSink.standardError()
                 print("note: \(store.displayName) has no devices yet; ingest a trace first (fetchcast ingest FILE)", to: &err)

@@ -175,7 +175,7 @@ extension FetchCast {
                 options.constraints = try conditions.load()
                 if let devices { options.devices = try EvaluationOptions.loadDeviceList(devices) }
                 // No trace: the store's events, on either engine, through its scan.
-                if traces.isEmpty { log = try await store.openScanner(.read) }
+                if traces.isEmpty { log = try await store.openLog(.read) }
                 options.delivery = push.options
                 options.planning = PlanningOptions(
                     replan: EvaluationOptions.parseDuration(replan) ?? 3600, replanOnEvent: replanOnEvent, visibility: visibility,

@@ -92,14 +92,7 @@ extension FetchCast {
         private func exportEvents(_ request: ExportRequest) async throws {
             // A PostgreSQL database is no file an output could replace.
             var out = try FetchCast.output(output, protecting: store.isPostgres ? ProtectedFiles() : ProtectedFiles(store: store.path))
-            let log = try await store.openScanner(.readSavingWhenWritable)
-            do {
-                try await Exporter.exportEvents(request, from: log, to: &out)
-            } catch {
-                await log.close()
-                throw FetchCast.fail("\(error)")
-            }
-            await log.close()
+            _ = try await store.withLog(.readSavingWhenWritable) { try await Exporter.exportEvents(request, from: $0, to: &out) }
             try FetchCast.finish(out)
         }
     }

@@ -15,13 +15,7 @@ extension FetchCast {
         var format: OutputFormat = .table
 
         func run() async throws {
-            let s = try await store.openLog(.read)
-            let files: [StoredFile]
-            do { files = try await s.files() } catch {
-                await s.close()
-                throw FetchCast.fail(String(describing: error))
-            }
-            await s.close()
+            let files = try await store.withLog(.read) { try await $0.files() }
             var out = FileSink.standardOutput()
             switch format {
             case .json:
@@ -47,13 +41,7 @@ extension FetchCast {
         var file: String
 
         func run() async throws {
-            let s = try await store.openLog(create: false)
-            let removed: StoredFile
-            do { removed = try await s.forget(file) } catch {
-                await s.close()
-                throw FetchCast.fail(String(describing: error))
-            }
-            await s.close()
+            let removed = try await store.withLog(create: false) { try await $0.forget(file) }
             var err = FileSink.standardError()
             print("forgot \(removed.name.escapingControlCharacters): \(Plural.count(removed.rows, "event")) removed (sha256 \(removed.sha256.prefix(12))…)", to: &err)
         }

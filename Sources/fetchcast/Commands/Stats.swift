@@ -22,13 +22,7 @@ extension FetchCast {
         var format: OutputFormat = .table
 
         func run() async throws {
-            let s = try await store.openLog(.read)
-            let stats: StoreStats
-            do { stats = try await s.stats() } catch {
-                await s.close()
-                throw FetchCast.fail(String(describing: error))
-            }
-            await s.close()
+            let stats = try await store.withLog(.read) { try await $0.stats() }
             var out = FileSink.standardOutput()
             switch format {
             case .json:

@@ -51,17 +51,28 @@ struct StoreOptions: ParsableArguments {
         return try await openPostgres(create: create, upgrade: true)
     }
 
-    /// Opens the event log to read it, on either engine (SQLite as ``open(_:)`` does).
-    func openLog(_ access: Store.Access) async throws -> any EventLogReader {
+    /// Opens the event log to read it or its events, on either engine (SQLite as ``open(_:)`` does).
+    func openLog(_ access: Store.Access) async throws -> any EventLogScanner {
         guard isPostgres else { return try open(access) }
         return try await openPostgres(create: false)
     }
 
-    /// Opens the event log to read its events (`export events`, `evaluate` without a trace), on
-    /// either engine (SQLite as ``open(_:)`` does).
-    func openScanner(_ access: Store.Access) async throws -> any EventLogScanner {
-        guard isPostgres else { return try open(access) }
-        return try await openPostgres(create: false)
+    /// Opens the event log to read it (``openLog(_:)``), runs `body` with it and closes it; what
+    /// `body` throws ends the command with its message.
+    func withLog<T>(_ access: Store.Access, _ body: (any EventLogScanner) async throws -> T) async throws -> T {
+        try await closing(try await openLog(access), body)
+    }
+
+    /// Opens the event log to change it (``openLog(create:)``), runs `body` with it and closes
+    /// it; what `body` throws ends the command with its message.
+    func withLog<T>(create: Bool, _ body: (any EventLogWriter) async throws -> T) async throws -> T {
+        try await closing(try await openLog(create: create), body)
+    }
+
+    private func closing<Log: EventLogReader, T>(_ log: Log, _ body: (Log) async throws -> T) async throws -> T {
+        let result = await Result(awaiting: { try await body(log) })
+        await log.close()
+        do { return try result.get() } catch { throw FetchCast.fail(String(describing: error)) }
     }
 
     /// Opens the store for the model layer (`model`, `predict`, `export model|cousage|predictions`)
