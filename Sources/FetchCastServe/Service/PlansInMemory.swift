@@ -20,6 +20,9 @@ import Synchronization
 package final class PlansInMemory: Sendable {
     /// What it holds, and the tasks waiting for the check they share.
     private let state: Mutex<State>
+    /// Plans answered from a table here (counted outside the lock: a plan takes it as few times
+    /// as it can, since the lock is every plan's).
+    private let answered = Atomic<Int>(0)
 
     /// Keeps up to about `capacityBytes` of tables.
     package init(capacityBytes: Int) {
@@ -41,8 +44,6 @@ package final class PlansInMemory: Sendable {
         /// Tables by device name, byte for byte (two names that only look alike, canonically
         /// equivalent as Swift `String`s, are two devices).
         var tables: BoundedCache<[UInt8], KeptPlanTable>
-        /// Plans answered from them.
-        var answered = 0
         /// Tasks waiting for a check, resumed whenever one ends.
         var waiting: [CheckedContinuation<Void, Never>] = []
         /// The last check that failed, and why: the tasks that waited for it fail with it.
@@ -83,13 +84,16 @@ package final class PlansInMemory: Sendable {
         read: ([String]) async throws -> [(plan: [Prediction], table: KeptPlanTable)?]
     ) async throws -> [(plan: [Prediction], table: KeptPlanTable)?] {
         let keys = names.map { Array($0.utf8) }
-        let held = state.withLock { state in state.origin == nil || keys.contains { state.tables.contains($0) } }
         // `nil`: the store does not answer checks (nothing is then kept).
-        let found: [KeptPlanTable?]? = held
-            ? try await awaitCheck(check, then: { state in
-                keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } }
-            })
-            : Array(repeating: nil, count: names.count)
+        let found: [KeptPlanTable?]?
+        switch try await awaitCheck(
+            check, if: { state in state.origin == nil || keys.contains { state.tables.contains($0) } },
+            then: { state in keys.map { key in state.tables.value(for: key).flatMap { Self.answers($0, in: state) ? $0 : nil } } })
+        {
+        case .answered(let tables): found = tables
+        case .unchecked: found = nil
+        case .skipped: found = Array(repeating: nil, count: names.count)
+        }
         var plans: [(plan: [Prediction], table: KeptPlanTable)?] = Array(repeating: nil, count: names.count)
         var unanswered: [Int] = []
         for (i, name) in names.enumerated() {
@@ -132,10 +136,9 @@ package final class PlansInMemory: Sendable {
     /// Counts plans answered from memory and keeps the tables read from the store when a check
     /// answered (``State/keep(_:)``).
     private func record(answered: Int, fromStore: [(key: [UInt8], table: KeptPlanTable)], checked: Bool) {
-        let dropped = state.withLock { state -> [KeptPlanTable] in
-            state.answered += answered
-            return checked ? state.keep(fromStore) : []
-        }
+        if answered > 0 { self.answered.add(answered, ordering: .relaxed) }
+        guard checked, !fromStore.isEmpty else { return }
+        let dropped = state.withLock { $0.keep(fromStore) }
         _ = dropped  // released here, after the lock
     }
 
@@ -155,7 +158,7 @@ package final class PlansInMemory: Sendable {
         shouldStop: () -> Bool = { false }
     ) async throws -> Int {
         // A table is kept only when read after the first check, of the epoch the last one found.
-        guard try await awaitCheck(check, then: { $0.tables.count == 0 }) == true else { return 0 }
+        guard case .answered(true) = try await awaitCheck(check, then: { $0.tables.count == 0 }) else { return 0 }
         var kept = 0
         var after: String?
         repeat {
@@ -198,7 +201,8 @@ package final class PlansInMemory: Sendable {
 
     /// What it holds and did so far.
     package var counts: Counts {
-        state.withLock { Counts(tables: $0.tables.count, bytes: $0.tables.bytes, answered: $0.answered, checks: Int($0.finished)) }
+        let answered = self.answered.load(ordering: .relaxed)
+        return state.withLock { Counts(tables: $0.tables.count, bytes: $0.tables.bytes, answered: answered, checks: Int($0.finished)) }
     }
 
     /// Tasks waiting for a check now.
@@ -212,25 +216,34 @@ package final class PlansInMemory: Sendable {
     }
 
     /// Waits until a check that started after this call has finished (running it when none is
-    /// running), then returns `body`'s answer on the state it left; `nil` when the store does not
-    /// answer checks. The task waits as a continuation, holding no thread.
+    /// running), then returns `body`'s answer on the state it left: `.unchecked` when the store
+    /// does not answer checks, `.skipped` (nothing waited for) when `wanted` says no at the call.
+    /// The task waits as a continuation, holding no thread; a plan that waits takes the lock three
+    /// times (arriving, waiting, answering), one that runs the check four.
     /// - Throws: What the check it needed threw (whoever ran it), or what `check` throws.
     private func awaitCheck<T>(
-        _ check: (Int64) async throws -> ModelRepository.PlanChanges?, then body: (inout State) -> T
-    ) async throws -> T? {
-        let needed = state.withLock { $0.started + 1 }
+        _ check: (Int64) async throws -> ModelRepository.PlanChanges?, if wanted: (State) -> Bool = { _ in true },
+        then body: (inout State) -> T
+    ) async throws -> CheckAnswer<T> {
+        var needed: UInt64?
         while true {
-            let step: CheckStep = state.withLock { state in
-                if state.finished >= needed { return .ended }
-                if let failed = state.failed, failed.number >= needed { return .failed(failed.error) }
+            let step: CheckStep<T> = state.withLock { state in
+                if needed == nil {
+                    guard wanted(state) else { return .skipped }
+                    needed = state.started + 1
+                }
+                if state.finished >= needed! { return .ended(body(&state)) }
+                if let failed = state.failed, failed.number >= needed! { return .failed(failed.error) }
                 if state.running { return .wait }
                 state.running = true
                 state.started += 1
                 return .run(number: state.started, after: state.last)
             }
             switch step {
-            case .ended:
-                return state.withLock { body(&$0) }
+            case .skipped:
+                return .skipped
+            case .ended(let answer):
+                return .answered(answer)
             case .failed(let error):
                 throw error
             case .wait:
@@ -252,17 +265,26 @@ package final class PlansInMemory: Sendable {
                     state.withLock { $0.ended(number, failing: error) }
                     throw error
                 }
-                state.withLock { $0.ended(number, with: changes) }
-                if changes == nil { return nil }
+                // The task that ran the check answers at once, under the same lock.
+                let answer = state.withLock { state -> T? in
+                    state.ended(number, with: changes)
+                    return changes == nil ? nil : body(&state)
+                }
+                return answer.map { .answered($0) } ?? .unchecked
             }
         }
     }
 
     /// What a task waiting for a check does next.
-    private enum CheckStep {
-        case ended, wait
+    private enum CheckStep<T> {
+        case ended(T), wait, skipped
         case failed(any Error)
         case run(number: UInt64, after: Int64)
+    }
+
+    /// What ``awaitCheck(_:if:then:)`` found.
+    private enum CheckAnswer<T> {
+        case answered(T), unchecked, skipped
     }
 }
 
