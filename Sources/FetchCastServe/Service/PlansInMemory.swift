@@ -218,8 +218,9 @@ package final class PlansInMemory: Sendable {
     /// Waits until a check that started after this call has finished (running it when none is
     /// running), then returns `body`'s answer on the state it left: `.unchecked` when the store
     /// does not answer checks, `.skipped` (nothing waited for) when `wanted` says no at the call.
-    /// The task waits as a continuation, holding no thread; a plan that waits takes the lock three
-    /// times (arriving, waiting, answering), one that runs the check four.
+    /// The task waits as a continuation, holding no thread. A plan that waits takes the lock three
+    /// times (arriving, waiting, answering); the one that runs the check twice (arriving, then
+    /// ending the check and answering), or four times when it waited first.
     /// - Throws: What the check it needed threw (whoever ran it), or what `check` throws.
     private func awaitCheck<T>(
         _ check: (Int64) async throws -> ModelRepository.PlanChanges?, if wanted: (State) -> Bool = { _ in true },
